@@ -1,0 +1,20 @@
+# stacklab: compare web backend stacks on equal terms.
+# `just --list` is the lab's manual; README.md explains the method.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+import 'stacks/stacks.just'
+import 'analysis/analysis.just'
+import 'probes/probes.just'
+
+# list the recipes
+default:
+    @just --list --unsorted
+
+# run a study: STUDY (pages, io, all), PROFILE (quick, full), STACKS (comma list; default all)
+bench STUDY="pages" PROFILE="quick" STACKS="":
+    scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
+
+# run the tests: go vet and go test, shellcheck, flake syntax, the end-to-end smoke test
+test:
+    scripts/test

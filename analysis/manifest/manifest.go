@@ -1,0 +1,165 @@
+// Package manifest reads and writes a results folder's manifest.json: what
+// was run, on which host, with which tools and images. The bench writes it
+// through analysis/record; summarize, compare and reproduce read it.
+package manifest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Version is the manifest_version this code writes and accepts.
+const Version = 1
+
+// FileName is the manifest's name inside a results folder.
+const FileName = "manifest.json"
+
+type Manifest struct {
+	ManifestVersion  int               `json:"manifest_version"`
+	Complete         bool              `json:"complete"`
+	IncompleteReason string            `json:"incomplete_reason"`
+	LabCommit        string            `json:"lab_commit"`
+	StartedAt        string            `json:"started_at"`
+	EndedAt          string            `json:"ended_at"`
+	Study            string            `json:"study"`
+	Profile          string            `json:"profile"`
+	Label            string            `json:"label"`
+	Host             Host              `json:"host"`
+	Parameters       Parameters        `json:"parameters"`
+	Tools            map[string]string `json:"tools"`
+	Images           map[string]Image  `json:"images"`
+	Runs             []Run             `json:"runs"`
+	Failures         []Failure         `json:"failures"`
+}
+
+type Host struct {
+	Profile     string            `json:"profile"`
+	Settings    map[string]string `json:"settings"`
+	Fingerprint Fingerprint       `json:"fingerprint"`
+}
+
+type Fingerprint struct {
+	Hostname    string `json:"hostname"`
+	CPUModel    string `json:"cpu_model"`
+	Cores       int    `json:"cores"`
+	MemoryBytes int64  `json:"memory_bytes"`
+	Kernel      string `json:"kernel"`
+	CgroupMode  string `json:"cgroup_mode"`
+	VM          VM     `json:"vm"`
+}
+
+// VM holds the kernel's dirty-page limits (/proc/sys/vm), which decide when
+// writers in a memory-limited container are throttled.
+type VM struct {
+	DirtyRatio           int64 `json:"dirty_ratio"`
+	DirtyBackgroundRatio int64 `json:"dirty_background_ratio"`
+	DirtyBytes           int64 `json:"dirty_bytes"`
+	DirtyBackgroundBytes int64 `json:"dirty_background_bytes"`
+}
+
+type Parameters struct {
+	Runs        int      `json:"runs"`
+	WarmupS     float64  `json:"warmup_s"`
+	DurationS   float64  `json:"duration_s"`
+	Connections int      `json:"connections"`
+	Cases       []string `json:"cases"`
+	Stacks      []string `json:"stacks"`
+	// Extra holds study-specific parameters (write rate cap, I/O connections).
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+type Image struct {
+	Tag        string `json:"tag"`
+	ID         string `json:"id"`
+	SizeBytes  int64  `json:"size_bytes"`
+	Compressed int64  `json:"compressed_bytes,omitempty"`
+	Digest     string `json:"content_digest,omitempty"`
+}
+
+type Run struct {
+	Run       int               `json:"run"`
+	Order     []string          `json:"order"`
+	Discarded []json.RawMessage `json:"discarded"`
+	Quiet     json.RawMessage   `json:"quiet,omitempty"`
+}
+
+type Failure struct {
+	Run    int    `json:"run"`
+	Stack  string `json:"stack"`
+	Case   string `json:"case"`
+	Reason string `json:"reason"`
+}
+
+// SameHost tells whether two manifests describe the same host: the lab never
+// puts two hosts' runs in one table.
+func SameHost(a, b *Manifest) bool {
+	fa, fb := a.Host.Fingerprint, b.Host.Fingerprint
+	return a.Host.Profile == b.Host.Profile && fa.CPUModel == fb.CPUModel &&
+		fa.Cores == fb.Cores && fa.MemoryBytes == fb.MemoryBytes && fa.Kernel == fb.Kernel
+}
+
+// Error is a fault in a manifest file, worded for a one-line message.
+type Error struct {
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Path + ": " + e.Msg }
+
+// Read loads and checks dir/manifest.json.
+func Read(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, FileName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &Error{path, "missing (is this a results folder?)"}
+	}
+	if err != nil {
+		return nil, &Error{path, err.Error()}
+	}
+	return Parse(path, b)
+}
+
+// Parse decodes and checks a manifest held in memory; path names it in errors.
+func Parse(path string, b []byte) (*Manifest, error) {
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, &Error{path, "not valid JSON: " + err.Error()}
+	}
+	if m.ManifestVersion != Version {
+		return nil, &Error{path, fmt.Sprintf("unknown manifest_version %d (this lab reads %d)", m.ManifestVersion, Version)}
+	}
+	if m.Study == "" {
+		return nil, &Error{path, "no study"}
+	}
+	if m.Host.Profile == "" {
+		return nil, &Error{path, "no host profile"}
+	}
+	return &m, nil
+}
+
+// Write stores m as dir/manifest.json, through a temporary file and a rename
+// so that a reader never sees half a manifest.
+func Write(dir string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	tmp, err := os.CreateTemp(dir, ".manifest-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, FileName))
+}
