@@ -1,0 +1,84 @@
+// Package stacks holds what every stack shares: the lab app's schema and its
+// deterministic seed data (APP.md).
+package stacks
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+// Schema is stacks/schema.sql.
+//
+//go:embed schema.sql
+var Schema string
+
+// SeedItems and SeedEvents are the row counts of a fresh database.
+const (
+	SeedItems  = 1000
+	SeedEvents = 1000
+	// seedEpochMs is the created_at of the first seeded row (2025-01-01 UTC).
+	seedEpochMs = 1735689600000
+)
+
+type Item struct {
+	ID        int64
+	Title     string
+	Body      string
+	CreatedAt int64
+}
+
+type Event struct {
+	ID        int64
+	Payload   string
+	CreatedAt int64
+}
+
+// Title fragments: every special character HTML must escape, and text
+// outside ASCII, so /page and /items are tested on more than letters.
+var (
+	adjectives = []string{"Quick", "Lazy", "Café", "Naïve", "Tiny", "Grand", "Zürich", "日本の", "Ελληνικό", "Fast"}
+	nouns      = []string{"fox", "dog", "résumé", "crème brûlée", "server", "queue", "世界", "ключ", "cache", "lab"}
+	extras     = []string{
+		"", "<b>bold</b>", "Tom & Jerry", `say "hello"`, "it's fine", "a < b > c",
+		"<script>alert('x')</script>", "fish & chips", "", "emoji 🚀",
+	}
+)
+
+// rng is a fixed 64-bit LCG: the seed must not depend on a library's PRNG.
+type rng uint64
+
+func (r *rng) next(n int) int {
+	*r = *r*6364136223846793005 + 1442695040888963407
+	return int((uint64(*r) >> 33) % uint64(n))
+}
+
+// Items returns the seeded items, ids 1..SeedItems, created a second apart.
+func Items() []Item {
+	r := rng(42)
+	items := make([]Item, 0, SeedItems)
+	for i := 1; i <= SeedItems; i++ {
+		title := adjectives[r.next(len(adjectives))] + " " + nouns[r.next(len(nouns))]
+		if x := extras[r.next(len(extras))]; x != "" {
+			title += " " + x
+		}
+		// Every tenth item carries all five special characters at once.
+		if i%10 == 0 {
+			title += ` <&"'>`
+		}
+		body := fmt.Sprintf("Item %d. %s", i, strings.Repeat("Lorem ipsum dolor sit amet. ", 1+r.next(8)))
+		items = append(items, Item{ID: int64(i), Title: title, Body: body, CreatedAt: seedEpochMs + int64(i)*1000})
+	}
+	return items
+}
+
+// Events returns the seeded bench_events, each with a 200-byte ASCII payload.
+func Events() []Event {
+	events := make([]Event, 0, SeedEvents)
+	for i := 1; i <= SeedEvents; i++ {
+		p := fmt.Sprintf("seed-event-%04d-", i)
+		p += strings.Repeat("x", 200-len(p))
+		events = append(events, Event{ID: int64(i), Payload: p, CreatedAt: seedEpochMs + int64(i)*1000})
+	}
+	return events
+}
