@@ -1,0 +1,232 @@
+// Package timeline reads and writes the lab's cgroup timeline: the
+// `<case>.cgroup.jsonl` files that probes/cgsample writes, one JSON object per
+// sample, as results/README.md documents them.
+//
+// Every measured field is a pointer: nil (JSON null) means the host could not
+// give that figure (no PSI on cgroup v1, a controller not mounted, no memory
+// limit set), never "zero". Counters are cumulative where the kernel's are
+// (CPUUsageNs, CPUPeriods, CPUThrottledPeriods, CPUThrottledNs, PgMajFault);
+// the others are levels at the time of the sample.
+package timeline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// PSI scopes: where the psi_* figures come from.
+const (
+	PSICgroup = "cgroup" // the cgroup's own *.pressure files (cgroup v2)
+	PSIHost   = "host"   // the host's /proc/pressure (cgroup v1: no per-cgroup PSI)
+	PSINone   = "none"   // no PSI on this host; every psi_* field is null
+)
+
+// Sample is one line of a timeline.
+type Sample struct {
+	// TMs counts milliseconds from the sampler's start.
+	TMs int64 `json:"t_ms"`
+
+	CPUUsageNs          *uint64 `json:"cpu_usage_ns"`
+	CPUPeriods          *uint64 `json:"cpu_periods"`
+	CPUThrottledPeriods *uint64 `json:"cpu_throttled_periods"`
+	CPUThrottledNs      *uint64 `json:"cpu_throttled_ns"`
+
+	MemUsageBytes *uint64 `json:"mem_usage_bytes"`
+	// MemLimitBytes is nil when the cgroup has no memory limit.
+	MemLimitBytes  *uint64 `json:"mem_limit_bytes"`
+	PageCacheBytes *uint64 `json:"page_cache_bytes"`
+	DirtyBytes     *uint64 `json:"dirty_bytes"`
+	WritebackBytes *uint64 `json:"writeback_bytes"`
+	PgMajFault     *uint64 `json:"pgmajfault"`
+
+	PSIScope        string   `json:"psi_scope"`
+	PSICPUSomeAvg10 *float64 `json:"psi_cpu_some_avg10"`
+	PSIMemSomeAvg10 *float64 `json:"psi_mem_some_avg10"`
+	PSIMemFullAvg10 *float64 `json:"psi_mem_full_avg10"`
+	PSIIOSomeAvg10  *float64 `json:"psi_io_some_avg10"`
+	PSIIOFullAvg10  *float64 `json:"psi_io_full_avg10"`
+
+	HostNrDirtyBytes                  *uint64 `json:"host_nr_dirty_bytes"`
+	HostNrWritebackBytes              *uint64 `json:"host_nr_writeback_bytes"`
+	HostDirtyThresholdBytes           *uint64 `json:"host_dirty_threshold_bytes"`
+	HostDirtyBackgroundThresholdBytes *uint64 `json:"host_dirty_background_threshold_bytes"`
+}
+
+// U64 returns a pointer to v, for filling a Sample.
+func U64(v uint64) *uint64 { return &v }
+
+// F64 returns a pointer to v, for filling a Sample.
+func F64(v float64) *float64 { return &v }
+
+// Validate reports what makes s impossible as a timeline line.
+func (s *Sample) Validate() error {
+	if s.TMs < 0 {
+		return fmt.Errorf("t_ms is negative (%d)", s.TMs)
+	}
+	switch s.PSIScope {
+	case PSICgroup, PSIHost:
+	case PSINone:
+		for _, p := range []*float64{s.PSICPUSomeAvg10, s.PSIMemSomeAvg10, s.PSIMemFullAvg10, s.PSIIOSomeAvg10, s.PSIIOFullAvg10} {
+			if p != nil {
+				return errors.New(`psi_scope is "none" but a psi_* field has a value`)
+			}
+		}
+	default:
+		return fmt.Errorf("psi_scope is %q, want cgroup, host or none", s.PSIScope)
+	}
+	return nil
+}
+
+// Writer writes samples as JSON lines, one write per line and no buffering,
+// so a sampler that is killed loses at most the line being written.
+type Writer struct {
+	w    io.Writer
+	last int64
+	n    int
+}
+
+// NewWriter writes to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Write validates s, checks it is in time order and writes it as one line.
+func (w *Writer) Write(s Sample) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if w.n > 0 && s.TMs < w.last {
+		return fmt.Errorf("t_ms %d is before the previous sample's %d", s.TMs, w.last)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	if _, err := w.w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	w.last, w.n = s.TMs, w.n+1
+	return nil
+}
+
+// LineError names the file and line of a timeline that cannot be read.
+type LineError struct {
+	File string
+	Line int
+	// Truncated is set when the last line has no newline and does not parse:
+	// the sampler was stopped in the middle of a write. Every line before it
+	// is good.
+	Truncated bool
+	Err       error
+}
+
+func (e *LineError) Error() string {
+	what := "corrupt line"
+	if e.Truncated {
+		what = "truncated last line"
+	}
+	return fmt.Sprintf("%s:%d: %s: %v", e.File, e.Line, what, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Reader reads a timeline line by line.
+type Reader struct {
+	name string
+	br   *bufio.Reader
+	line int
+	last int64
+	err  error
+}
+
+// NewReader reads from r; name is the file name used in errors.
+func NewReader(r io.Reader, name string) *Reader {
+	return &Reader{name: name, br: bufio.NewReader(r)}
+}
+
+// Next returns the next sample, io.EOF after the last one, or a *LineError.
+// Empty lines are corrupt: the writer never writes one.
+func (r *Reader) Next() (Sample, error) {
+	if r.err != nil {
+		return Sample{}, r.err
+	}
+	raw, err := r.br.ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		r.err = err
+		return Sample{}, err
+	}
+	if len(raw) == 0 && err == io.EOF {
+		r.err = io.EOF
+		return Sample{}, io.EOF
+	}
+	r.line++
+	complete := bytes.HasSuffix(raw, []byte("\n"))
+	var s Sample
+	perr := decodeStrict(bytes.TrimSuffix(raw, []byte("\n")), &s)
+	if perr == nil {
+		perr = s.Validate()
+	}
+	if perr == nil && r.line > 1 && s.TMs < r.last {
+		perr = fmt.Errorf("t_ms %d is before the previous line's %d", s.TMs, r.last)
+	}
+	if perr != nil {
+		r.err = &LineError{File: r.name, Line: r.line, Truncated: !complete, Err: perr}
+		return Sample{}, r.err
+	}
+	r.last = s.TMs
+	return s, nil
+}
+
+func decodeStrict(b []byte, s *Sample) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return errors.New("empty line")
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(s); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("more than one JSON value on the line")
+	}
+	// t_ms and psi_scope must be present: a line of {} is not a sample.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	for _, k := range []string{"t_ms", "psi_scope"} {
+		if _, ok := keys[k]; !ok {
+			return fmt.Errorf("field %s is missing", k)
+		}
+	}
+	return nil
+}
+
+// ReadAll reads every sample. On error it also returns the samples read
+// before the bad line, so a caller may keep them after a truncated last line.
+func (r *Reader) ReadAll() ([]Sample, error) {
+	var out []Sample
+	for {
+		s, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, s)
+	}
+}
+
+// ReadFile reads the timeline at path (see Reader.ReadAll).
+func ReadFile(path string) ([]Sample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return NewReader(f, path).ReadAll()
+}

@@ -1,0 +1,110 @@
+package timeline
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadGoodFile(t *testing.T) {
+	got, err := ReadFile("testdata/good.cgroup.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("read %d samples, want 3", len(got))
+	}
+	s := got[1]
+	if s.TMs != 200 || *s.DirtyBytes != 8388608 || *s.CPUThrottledNs != 15000000 || s.PSIScope != PSIHost || *s.PSIIOSomeAvg10 != 1.3 {
+		t.Errorf("second sample read wrong: %+v", s)
+	}
+	// null stays "unknown", distinct from zero.
+	if got[2].MemLimitBytes != nil || got[2].PSIIOSomeAvg10 != nil || got[2].HostNrDirtyBytes != nil {
+		t.Errorf("null fields came back as values: %+v", got[2])
+	}
+	if got[0].DirtyBytes == nil || *got[0].DirtyBytes != 0 {
+		t.Errorf("a measured zero must stay a zero, not null")
+	}
+}
+
+func TestBadFilesNameFileAndLine(t *testing.T) {
+	cases := []struct {
+		file      string
+		line      int
+		truncated bool
+		keep      int
+		msg       string
+	}{
+		{"truncated.cgroup.jsonl", 3, true, 2, "truncated last line"},
+		{"corrupt.cgroup.jsonl", 2, false, 1, "corrupt line"},
+		{"out-of-order.cgroup.jsonl", 2, false, 1, "before the previous line"},
+		{"bad-scope.cgroup.jsonl", 2, false, 1, `psi_scope is "v1"`},
+		{"unknown-field.cgroup.jsonl", 1, false, 0, "cpu_usage_us"},
+	}
+	for _, c := range cases {
+		path := filepath.Join("testdata", c.file)
+		got, err := ReadFile(path)
+		var le *LineError
+		if !errors.As(err, &le) {
+			t.Errorf("%s: error %v, want a *LineError", c.file, err)
+			continue
+		}
+		if le.File != path || le.Line != c.line || le.Truncated != c.truncated {
+			t.Errorf("%s: got file %s line %d truncated %v, want line %d truncated %v", c.file, le.File, le.Line, le.Truncated, c.line, c.truncated)
+		}
+		if !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), path+":") {
+			t.Errorf("%s: message %q does not start with the file and mention %q", c.file, err, c.msg)
+		}
+		if len(got) != c.keep {
+			t.Errorf("%s: kept %d good samples before the bad line, want %d", c.file, len(got), c.keep)
+		}
+	}
+}
+
+func TestEmptyFileHasNoSamples(t *testing.T) {
+	got, err := ReadFile("testdata/empty.cgroup.jsonl")
+	if err != nil || len(got) != 0 {
+		t.Fatalf("got %d samples, err %v; want none and no error", len(got), err)
+	}
+}
+
+func TestWriterRoundTripsAndFlushesEachLine(t *testing.T) {
+	want, err := ReadFile("testdata/good.cgroup.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	for i, s := range want {
+		if err := w.Write(s); err != nil {
+			t.Fatal(err)
+		}
+		// each Write leaves a complete line behind: nothing is held back.
+		if n := bytes.Count(buf.Bytes(), []byte("\n")); n != i+1 || !bytes.HasSuffix(buf.Bytes(), []byte("\n")) {
+			t.Fatalf("after %d writes the output holds %d complete lines", i+1, n)
+		}
+	}
+	orig, _ := os.ReadFile("testdata/good.cgroup.jsonl")
+	if !bytes.Equal(buf.Bytes(), orig) {
+		t.Errorf("round trip changed the bytes:\n%s\nwant\n%s", buf.Bytes(), orig)
+	}
+}
+
+func TestWriterRefusesImpossibleSamples(t *testing.T) {
+	w := NewWriter(&bytes.Buffer{})
+	if err := w.Write(Sample{TMs: 100, PSIScope: "maybe"}); err == nil {
+		t.Error("wrote a sample with psi_scope maybe")
+	}
+	if err := w.Write(Sample{TMs: 100, PSIScope: PSINone, PSIIOSomeAvg10: F64(1)}); err == nil {
+		t.Error(`wrote a PSI value under psi_scope "none"`)
+	}
+	if err := w.Write(Sample{TMs: 200, PSIScope: PSINone}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(Sample{TMs: 100, PSIScope: PSINone}); err == nil {
+		t.Error("wrote samples out of time order")
+	}
+}
