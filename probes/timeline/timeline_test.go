@@ -108,3 +108,31 @@ func TestWriterRefusesImpossibleSamples(t *testing.T) {
 		t.Error("wrote samples out of time order")
 	}
 }
+
+func TestSummarize(t *testing.T) {
+	samples, err := ReadFile("testdata/good.cgroup.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(samples)
+	if s.Samples != 3 || s.DurationS != 0.2 {
+		t.Errorf("samples %d over %.3f s, want 3 over 0.2 s", s.Samples, s.DurationS)
+	}
+	// (180 ms - 1.2 ms) of CPU in 0.2 s
+	if s.CPUCores == nil || *s.CPUCores < 0.893 || *s.CPUCores > 0.895 {
+		t.Errorf("cpu cores %v, want 0.894", s.CPUCores)
+	}
+	if *s.CPUThrottledS != 0.015 || *s.CPUThrottledPeriods != 2 || *s.CPUPeriods != 20 {
+		t.Errorf("throttling %v s in %d/%d periods", *s.CPUThrottledS, *s.CPUThrottledPeriods, *s.CPUPeriods)
+	}
+	if *s.DirtyPeakBytes != 8388608 || *s.DirtyWritebackPeak != 8388608+4096 || *s.MemPeakBytes != 63000000 || *s.PgMajFaults != 1 {
+		t.Errorf("peaks wrong: %+v", s)
+	}
+	// the last sample has no limit and no PSI: the summary says so.
+	if s.MemLimitBytes != nil || s.PSIScope != PSINone || *s.PSIIOSomeAvg10Max != 1.3 {
+		t.Errorf("limit %v scope %s psi max %v", s.MemLimitBytes, s.PSIScope, *s.PSIIOSomeAvg10Max)
+	}
+	if e := Summarize(nil); e.Samples != 0 || e.CPUCores != nil {
+		t.Errorf("an empty timeline summarised to %+v", e)
+	}
+}

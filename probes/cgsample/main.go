@@ -1,0 +1,163 @@
+// cgsample records what one cgroup did during a window: CPU use and
+// throttling, memory, page cache, dirty and writeback pages, major faults,
+// pressure (PSI) and the host's dirty-page state, as a timeline of JSON lines
+// (stacklab/probes/timeline). The bench runs it beside every measured window.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"stacklab/probes/cgroupstat"
+	"stacklab/probes/cli"
+	"stacklab/probes/timeline"
+)
+
+const usage = `cgsample: record a cgroup's CPU, memory, dirty pages and pressure as a timeline.
+
+Usage: cgsample (--container ID | --cgroup PATH | --pid PID) --out FILE
+                [--interval 100ms] [--duration D]
+
+Samples every --interval until --duration elapses or SIGINT/SIGTERM arrives,
+writing one JSON line per sample to --out (format: results/README.md,
+"<case>.cgroup.jsonl"). Each line is written whole as it is taken, so a kill
+loses at most one line. At the end one summary line goes to stderr.
+
+Counters the host cannot give are null, never 0: per-cgroup PSI exists only
+on cgroup v2; on v1 the host's /proc/pressure is recorded with
+psi_scope "host" (or "none" when the kernel has no PSI).
+
+Examples:
+  cgsample --container stacklab-go-nethttp --duration 15s --out page.cgroup.jsonl
+  cgsample --cgroup /docker/3f2a…(full id) --interval 50ms --out w.jsonl   # until Ctrl-C
+  cgsample --pid 4242 --duration 5s --out /tmp/t.jsonl
+`
+
+func main() {
+	fs := flag.NewFlagSet("cgsample", flag.ContinueOnError)
+	var t cgroupstat.Target
+	fs.StringVar(&t.Container, "container", "", "Docker container id or name to sample")
+	fs.StringVar(&t.Path, "cgroup", "", "cgroup path relative to the hierarchy root, e.g. /docker/<full id>")
+	fs.IntVar(&t.PID, "pid", 0, "sample the cgroup of this process")
+	interval := fs.Duration("interval", 100*time.Millisecond, "time between samples")
+	duration := fs.Duration("duration", 0, "stop after this long (0: until SIGINT/SIGTERM)")
+	out := fs.String("out", "", "timeline file to write (JSON lines)")
+	cli.Parse(fs, os.Args[1:], usage)
+	switch {
+	case *out == "":
+		cli.Usage("cgsample", "--out FILE is required")
+	case *interval < time.Millisecond:
+		cli.Usage("cgsample", "--interval %v: must be at least 1ms", *interval)
+	case *duration < 0:
+		cli.Usage("cgsample", "--duration %v: must not be negative", *duration)
+	case t.PID < 0:
+		cli.Usage("cgsample", "--pid %d: must be a process id", t.PID)
+	}
+	if n := count(t.Container != "", t.Path != "", t.PID != 0); n != 1 {
+		cli.Usage("cgsample", "name exactly one of --container, --cgroup, --pid (got %d)", n)
+	}
+
+	s, err := cgroupstat.Open(t)
+	if err != nil {
+		cli.Fail("cgsample", "%v", err)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		cli.Fail("cgsample", "--out: %v", err)
+	}
+	defer f.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	samples, note, err := run(ctx, s, *interval, timeline.NewWriter(f))
+	if err != nil {
+		cli.Fail("cgsample", "%s: %v", *out, err)
+	}
+	fmt.Fprintln(os.Stderr, SummaryLine(s.Desc, timeline.Summarize(samples))+note)
+}
+
+func count(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// run samples until ctx ends. A group that disappears (the container
+// stopped) ends the timeline early with a note rather than failing it.
+func run(ctx context.Context, s *cgroupstat.Sampler, every time.Duration, w *timeline.Writer) ([]timeline.Sample, string, error) {
+	start := time.Now()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var all []timeline.Sample
+	for {
+		x, err := s.Sample()
+		if err != nil {
+			if len(all) == 0 {
+				return nil, "", err
+			}
+			return all, fmt.Sprintf(" (stopped early: %v)", err), nil
+		}
+		x.TMs = time.Since(start).Milliseconds()
+		if err := w.Write(x); err != nil {
+			return all, "", err
+		}
+		all = append(all, x)
+		select {
+		case <-ctx.Done():
+			return all, "", nil
+		case <-tick.C:
+		}
+	}
+}
+
+// SummaryLine is the verdict-style line printed at the end.
+func SummaryLine(desc string, s timeline.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cgsample: %d samples over %.1f s of %s:", s.Samples, s.DurationS, desc)
+	if s.CPUCores != nil {
+		fmt.Fprintf(&b, " cpu %.2f cores", *s.CPUCores)
+	} else {
+		b.WriteString(" cpu n/a")
+	}
+	if s.CPUThrottledS != nil && s.CPUPeriods != nil && s.CPUThrottledPeriods != nil {
+		fmt.Fprintf(&b, ", throttled %.2f s (%d of %d periods)", *s.CPUThrottledS, *s.CPUThrottledPeriods, *s.CPUPeriods)
+	} else {
+		b.WriteString(", throttling n/a")
+	}
+	if s.MemPeakBytes != nil {
+		fmt.Fprintf(&b, ", memory peak %s", cli.Bytes(*s.MemPeakBytes))
+		if s.MemLimitBytes != nil {
+			fmt.Fprintf(&b, " of %s", cli.Bytes(*s.MemLimitBytes))
+		} else {
+			b.WriteString(" (no limit)")
+		}
+	}
+	if s.DirtyWritebackPeak != nil {
+		fmt.Fprintf(&b, ", dirty+writeback peak %s", cli.Bytes(*s.DirtyWritebackPeak))
+	}
+	if s.PgMajFaults != nil {
+		fmt.Fprintf(&b, ", %d major faults", *s.PgMajFaults)
+	}
+	switch {
+	case s.PSIIOSomeAvg10Max != nil:
+		fmt.Fprintf(&b, ", io pressure (%s) some avg10 max %.1f%%", s.PSIScope, *s.PSIIOSomeAvg10Max)
+	case s.PSIScope == timeline.PSINone:
+		b.WriteString(", no PSI on this host")
+	}
+	return b.String()
+}
