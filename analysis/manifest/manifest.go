@@ -84,6 +84,11 @@ type Run struct {
 	Order     []string          `json:"order"`
 	Discarded []json.RawMessage `json:"discarded"`
 	Quiet     json.RawMessage   `json:"quiet,omitempty"`
+	// Host is the host this run was measured on, when the bench records it
+	// per run (a resumed bench may continue on another machine). Absent
+	// means the manifest's Host. Summarize refuses a folder whose runs
+	// name more than one host.
+	Host *Host `json:"host,omitempty"`
 }
 
 type Failure struct {
@@ -162,4 +167,21 @@ func Write(dir string, m *Manifest) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, FileName))
+}
+
+// RunHost is the host that measured run r: its own when recorded, else the
+// manifest's.
+func (m *Manifest) RunHost(r Run) Host {
+	if r.Host != nil {
+		return *r.Host
+	}
+	return m.Host
+}
+
+// SameFingerprint tells whether two hosts are the same machine and profile,
+// by the rule of SameHost.
+func SameFingerprint(a, b Host) bool {
+	fa, fb := a.Fingerprint, b.Fingerprint
+	return a.Profile == b.Profile && fa.CPUModel == fb.CPUModel &&
+		fa.Cores == fb.Cores && fa.MemoryBytes == fb.MemoryBytes && fa.Kernel == fb.Kernel
 }

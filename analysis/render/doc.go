@@ -1,0 +1,321 @@
+// Package render lays a summary out: Markdown (summary.md), JSON
+// (summary.json) and a self-contained HTML page with SVG charts
+// (report.html). Both text forms come from one list of blocks built here,
+// so the page and the Markdown never disagree.
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"stacklab/analysis/stat"
+	"stacklab/analysis/summary"
+	"stacklab/analysis/units"
+)
+
+type blockKind int
+
+const (
+	heading blockKind = iota
+	para
+	list
+	table
+	chart
+)
+
+// block is one piece of the document.
+type block struct {
+	kind   blockKind
+	level  int      // heading
+	text   string   // heading, para
+	items  []string // list
+	header []string // table
+	right  []bool   // table: right-aligned columns
+	rows   [][]string
+	chart  *chartSpec
+}
+
+func h(level int, text string) block { return block{kind: heading, level: level, text: text} }
+func p(format string, a ...any) block {
+	return block{kind: para, text: fmt.Sprintf(format, a...)}
+}
+
+// blocks builds the document of s.
+func blocks(s *summary.Summary) []block {
+	var out []block
+	title := fmt.Sprintf("stacklab: %s study, %s profile", s.Study, s.Profile)
+	if s.Label != "" {
+		title += ", " + s.Label
+	}
+	out = append(out, h(1, title), header(s))
+	if !s.Complete {
+		out = append(out, p("**Incomplete run**: %s. The tables hold what was measured.", s.IncompleteReason))
+	}
+	for _, sec := range s.Sections {
+		out = append(out, h(2, sec.Study))
+		if sec.Study == "pages" && s.GeneratorCeiling != nil {
+			out = append(out, p("Generator ceiling (oha alone, its own limit on this host): %s req/s.", rangeRate(*s.GeneratorCeiling)))
+		}
+		out = append(out, section(s, sec)...)
+	}
+	out = append(out, h(2, "resources"), resourceTable(s), chartBlock(memoryChart(s)))
+	out = append(out, h(2, "annotations"))
+	if len(s.Annotations) == 0 {
+		out = append(out, p("None: in no window did the slowest 0.1%% of requests coincide with CPU throttling, dirty+writeback near the limit, or memory/IO pressure in the cgroup timeline."))
+	} else {
+		var items []string
+		for _, a := range s.Annotations {
+			items = append(items, a.Sentence)
+		}
+		out = append(out, block{kind: list, items: items})
+	}
+	out = append(out, h(2, "correctness"))
+	if len(s.Failures) == 0 {
+		out = append(out, p("Every window passed: only 2xx answers, no connection errors, and every write case's row count equals its 2xx count. Requests cut by a window's deadline are counted apart and allowed."))
+	} else {
+		out = append(out, p("**FAILED**: %d gate(s). Cells from these windows are marked ✗; their req/s counts 2xx answers only.", len(s.Failures)))
+		var items []string
+		for _, f := range s.Failures {
+			items = append(items, f.String())
+		}
+		out = append(out, block{kind: list, items: items})
+	}
+	return out
+}
+
+func header(s *summary.Summary) block {
+	fp := s.Host
+	pm := s.Parameters
+	var tools []string
+	for _, t := range s.Tools {
+		tools = append(tools, t.Name+" "+t.Value)
+	}
+	runs := make([]string, len(s.Runs))
+	for i, r := range s.Runs {
+		runs[i] = fmt.Sprint(r)
+	}
+	discarded := "none"
+	if len(s.Discarded) > 0 {
+		discarded = strings.Join(s.Discarded, "; ")
+	}
+	items := []string{
+		"folder: " + s.Folder,
+		fmt.Sprintf("host: %s (%s, %d cores, %s, kernel %s, cgroup %s, dirty_ratio %d)",
+			s.HostProfile, fp.CPUModel, fp.Cores, units.Bytes(float64(fp.MemoryBytes)), fp.Kernel, fp.CgroupMode, fp.VM.DirtyRatio),
+		fmt.Sprintf("profile: %s (%d runs, warm-up %g s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, pm.DurationS, pm.Connections),
+		"lab commit: " + s.LabCommit,
+		"dates: " + s.StartedAt + " – " + s.EndedAt,
+		"tools: " + strings.Join(tools, ", "),
+		"runs kept: " + strings.Join(runs, ", ") + "; discarded (quiet-host gate): " + discarded,
+		"baseline: " + s.Options.Baseline + " (ratios are taken within each run, then the median over runs)",
+		"cells: median (min–max) over runs; req/s counts 2xx answers only; p50 and p99 are medians of oha's per-window percentiles",
+	}
+	return block{kind: list, items: items}
+}
+
+func section(s *summary.Summary, sec summary.Section) []block {
+	var out []block
+	var alone, under *summary.CaseTable
+	for i := range sec.Cases {
+		ct := &sec.Cases[i]
+		switch ct.Case {
+		case "read":
+			alone = ct
+			continue
+		case "read-under-writes":
+			under = ct
+			continue
+		}
+		out = append(out, h(3, ct.Case))
+		if ct.Case == "upstream" && s.UpstreamCeiling != nil {
+			out = append(out, p("Upstream ceiling (oha straight against the mock upstream): %s req/s.", rangeRate(*s.UpstreamCeiling)))
+		}
+		out = append(out, caseTable(s, ct))
+		out = append(out, notes(ct)...)
+		out = append(out, chartBlock(rateChart(s, ct)), chartBlock(p99Chart(s, ct)))
+	}
+	if alone != nil || under != nil {
+		out = append(out, readBlocks(s, alone, under)...)
+	}
+	return out
+}
+
+func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
+	write := false
+	for _, r := range ct.Rows {
+		if len(r.RowsCheck) > 0 {
+			write = true
+		}
+	}
+	t := block{kind: table,
+		header: []string{"stack", "req/s (2xx)", "vs " + s.Options.Baseline, "p50 ms", "p99 ms", "errors", "cut at deadline", "generator"},
+		right:  []bool{false, true, true, true, true, true, true, false}}
+	if write {
+		t.header = append(t.header, "rows = 2xx")
+		t.right = append(t.right, false)
+	}
+	for _, r := range ct.Rows {
+		row := []string{r.Stack, cellRate(r.ReqPerSec, r), cellRatio(r.Ratio), cellMs(r.P50Ms), cellMs(r.P99Ms),
+			cellErrors(r), units.Group(r.Cut), cellGenerator(r.Generator)}
+		if write {
+			row = append(row, cellRows(r.RowsCheck))
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+func readBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
+	out := []block{h(3, "reads alone and under capped writes")}
+	t := block{kind: table,
+		header: []string{"stack", "read req/s", "under writes req/s", "change", "read p99 ms", "under writes p99 ms", "writes achieved req/s", "errors", "generator"},
+		right:  []bool{false, true, true, true, true, true, true, true, false}}
+	stacks := s.Parameters.Stacks
+	for _, stack := range stacks {
+		a, u := find(alone, stack), find(under, stack)
+		row := []string{stack, "—", "—", "—", "—", "—", "—", "", ""}
+		var errs []string
+		var gens []string
+		if a != nil {
+			row[1], row[4] = cellRate(a.ReqPerSec, *a), cellMs(a.P99Ms)
+			errs = append(errs, cellErrors(*a))
+			gens = append(gens, cellGenerator(a.Generator))
+		}
+		if u != nil {
+			row[2], row[5] = cellRate(u.ReqPerSec, *u), cellMs(u.P99Ms)
+			if u.VsAlone != nil {
+				row[3] = fmt.Sprintf("%+.0f%%", 100*(u.VsAlone.Median-1))
+			}
+			if u.Writers != nil {
+				row[6] = rangeRate(*u.Writers)
+			}
+			errs = append(errs, cellErrors(*u))
+			gens = append(gens, cellGenerator(u.Generator))
+		}
+		row[7], row[8] = strings.Join(errs, " / "), strings.Join(gens, " / ")
+		t.rows = append(t.rows, row)
+	}
+	out = append(out, t, p("Errors and generator: read alone / under writes. The writers are capped (see the parameters); \"writes achieved\" counts their 2xx answers per second."))
+	for _, ct := range []*summary.CaseTable{alone, under} {
+		if ct != nil {
+			out = append(out, notes(ct)...)
+			out = append(out, chartBlock(rateChart(s, ct)), chartBlock(p99Chart(s, ct)))
+		}
+	}
+	return out
+}
+
+func find(ct *summary.CaseTable, stack string) *summary.Row {
+	if ct == nil {
+		return nil
+	}
+	for i := range ct.Rows {
+		if ct.Rows[i].Stack == stack {
+			return &ct.Rows[i]
+		}
+	}
+	return nil
+}
+
+// notes explains marks that the table's cells carry.
+func notes(ct *summary.CaseTable) []block {
+	var sat []string
+	for _, r := range ct.Rows {
+		if len(r.Generator.SaturatedRuns) > 0 {
+			sat = append(sat, r.Stack)
+		}
+	}
+	if len(sat) == 0 {
+		return nil
+	}
+	return []block{p("SATURATED (%s, %s): the load generator used more than 90%% of its CPUs in that window, so the number is the generator's limit, a floor of what the stack can do, not the stack's limit.", ct.Case, strings.Join(sat, ", "))}
+}
+
+func resourceTable(s *summary.Summary) block {
+	t := block{kind: table,
+		header: []string{"stack", "boot ms", "memory idle", "memory after load", "image size"},
+		right:  []bool{false, true, true, true, true}}
+	for _, r := range s.Resources {
+		row := []string{r.Stack, "—", "—", "—", "—"}
+		if r.BootMs != nil {
+			row[1] = rangeWith(*r.BootMs, func(v float64) string { return units.Group(int64(v + 0.5)) })
+			row[2] = rangeWith(*r.MemIdleBytes, units.Bytes)
+			row[3] = rangeWith(*r.MemAfterBytes, units.Bytes)
+		}
+		if r.ImageSizeBytes > 0 {
+			row[4] = units.Bytes(float64(r.ImageSizeBytes))
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+func rangeWith(r stat.Range, f func(float64) string) string {
+	if r.N == 0 {
+		return "—"
+	}
+	if r.N == 1 || r.Min == r.Max {
+		return f(r.Median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", f(r.Median), f(r.Min), f(r.Max))
+}
+
+func rangeRate(r stat.Range) string { return rangeWith(r, units.Rate) }
+
+func cellRate(r stat.Range, row summary.Row) string {
+	s := rangeRate(r)
+	if len(row.Failed) > 0 {
+		s += " ✗"
+	}
+	return s
+}
+
+func cellRatio(r *stat.Range) string {
+	if r == nil {
+		return "—"
+	}
+	return rangeWith(*r, units.Ratio)
+}
+
+func cellMs(r stat.Range) string { return rangeWith(r, units.Ms) }
+
+func cellErrors(r summary.Row) string {
+	if len(r.Failed) == 0 {
+		return units.Group(r.Errors)
+	}
+	runs := make([]string, len(r.Failed))
+	for i, n := range r.Failed {
+		runs[i] = fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%s ✗ run %s", units.Group(r.Errors), strings.Join(runs, ","))
+}
+
+func cellGenerator(g summary.GeneratorUse) string {
+	if !g.Known {
+		return "not measured"
+	}
+	if len(g.SaturatedRuns) > 0 {
+		runs := make([]string, len(g.SaturatedRuns))
+		for i, n := range g.SaturatedRuns {
+			runs[i] = fmt.Sprint(n)
+		}
+		return "SATURATED run " + strings.Join(runs, ",")
+	}
+	return "ok, ≤" + units.Percent(g.MaxShare)
+}
+
+func cellRows(rc []summary.RowsCheck) string {
+	if len(rc) == 0 {
+		return "—"
+	}
+	var bad []string
+	for _, c := range rc {
+		if c.Rows != c.Good {
+			bad = append(bad, fmt.Sprintf("run %d: %s rows ≠ %s", c.Run, units.Group(c.Rows), units.Group(c.Good)))
+		}
+	}
+	if len(bad) == 0 {
+		return fmt.Sprintf("yes, %d/%d runs", len(rc), len(rc))
+	}
+	return "✗ " + strings.Join(bad, "; ")
+}

@@ -1,0 +1,331 @@
+// Package results reads a results folder (results/README.md) into typed
+// values: the manifest, and for every kept run, stack and case the window's
+// oha result and the files beside it. It reads and checks; it computes
+// nothing (that is package summary's work).
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"stacklab/analysis/manifest"
+	"stacklab/analysis/oha"
+	"stacklab/probes/timeline"
+)
+
+// Error is a fault in a results folder's file, worded for a one-line
+// message: the path, then what is wrong.
+type Error struct {
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Path + ": " + e.Msg }
+
+// Folder is one results folder, read.
+type Folder struct {
+	Dir      string // as given on the command line
+	Name     string // the folder's base name, which the outputs show
+	Manifest *manifest.Manifest
+	Runs     []Run // the kept runs, by number; raw/discarded is never read
+}
+
+// Run is one kept run: raw/run-N.
+type Run struct {
+	N    int
+	Host manifest.Host
+	// UpstreamCeiling is oha run straight against the mock upstream; nil
+	// when the run has none (pages study).
+	UpstreamCeiling *oha.Result
+	// GeneratorCeiling is oha's own ceiling, when the bench measured it.
+	GeneratorCeiling *oha.Result
+	Stacks           []StackRun // in the manifest's order of stacks
+}
+
+// StackRun is one stack within a run: raw/run-N/<stack>.
+type StackRun struct {
+	Stack     string
+	Resources *Resources // nil when resources.json is absent
+	Windows   []Window   // in the manifest's order of cases
+}
+
+// Window is one measured case: raw/run-N/<stack>/<case>.*.
+type Window struct {
+	Run   int
+	Stack string
+	Case  string
+	// Failed holds the one-line cause from <case>.error: the bench could
+	// not measure this case at all. Result is nil then.
+	Failed  string
+	Result  *oha.Result
+	Writers *oha.Result // <case>.writers.json, the capped writers
+	Rows    *Rows       // <case>.rows.json, write cases
+	Loadgen *Loadgen    // <case>.loadgen.json
+	// Timeline is the cgroup timeline of the window (<case>.cgroup.jsonl),
+	// nil when absent. TimelineCut is set when its last line was cut (the
+	// sampler was stopped mid-write); the lines before it are kept.
+	Timeline    []timeline.Sample
+	TimelineCut bool
+	// RelPath is the oha file's path inside the folder, for messages.
+	RelPath string
+}
+
+// Rows is a write case's row count around the window.
+type Rows struct {
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+}
+
+// Loadgen is the load generator's CPU use during the window.
+type Loadgen struct {
+	CPUs       string  `json:"cpus"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	WindowS    float64 `json:"window_s"`
+	Saturated  bool    `json:"saturated"`
+}
+
+// Share is the generator's CPU time as a fraction of the CPUs it had.
+func (l *Loadgen) Share() float64 {
+	n := CountCPUs(l.CPUs)
+	if n == 0 || l.WindowS <= 0 {
+		return 0
+	}
+	return l.CPUSeconds / (l.WindowS * float64(n))
+}
+
+// CountCPUs counts the CPUs in a cpuset list such as "1", "0-3" or "0,2-3";
+// 0 when it cannot be read.
+func CountCPUs(list string) int {
+	n := 0
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return 0
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return 0
+			}
+		}
+		n += b - a + 1
+	}
+	return n
+}
+
+// Resources is a stack's boot time and memory in one run.
+type Resources struct {
+	BootMs           float64 `json:"boot_ms"`
+	MemoryIdleBytes  int64   `json:"memory_idle_bytes"`
+	MemoryAfterBytes int64   `json:"memory_after_bytes"`
+}
+
+// Load reads and checks the results folder dir: manifest, checksums, and
+// every raw file of every kept run. The first fault found is returned.
+func Load(dir string) (*Folder, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, &Error{dir, "no such results folder"}
+	}
+	if !st.IsDir() {
+		return nil, &Error{dir, "not a folder"}
+	}
+	m, err := manifest.Read(dir)
+	if err != nil {
+		if _, e := os.Stat(filepath.Join(dir, manifest.FileName)); errors.Is(e, os.ErrNotExist) {
+			if ents, _ := os.ReadDir(dir); len(ents) == 0 {
+				return nil, &Error{dir, "empty folder (no manifest.json, no raw/)"}
+			}
+		}
+		return nil, err
+	}
+	if err := VerifyChecksums(dir); err != nil {
+		return nil, err
+	}
+	f := &Folder{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Manifest: m}
+	nums, err := runNumbers(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(nums) == 0 {
+		return nil, &Error{filepath.Join(dir, "raw"), "no run-N folder: nothing was measured"}
+	}
+	byNum := map[int]manifest.Run{}
+	for _, r := range m.Runs {
+		byNum[r.Run] = r
+	}
+	for _, n := range nums {
+		run, err := loadRun(dir, m, n)
+		if err != nil {
+			return nil, err
+		}
+		run.Host = m.Host
+		if mr, ok := byNum[n]; ok {
+			run.Host = m.RunHost(mr)
+		}
+		f.Runs = append(f.Runs, *run)
+	}
+	if err := checkOneHost(dir, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func checkOneHost(dir string, f *Folder) error {
+	first := f.Runs[0]
+	for _, r := range f.Runs[1:] {
+		if !manifest.SameFingerprint(first.Host, r.Host) {
+			return &Error{filepath.Join(dir, manifest.FileName), fmt.Sprintf(
+				"holds more than one host: run %d on %s, run %d on %s; a table never mixes hosts",
+				first.N, describeHost(first.Host), r.N, describeHost(r.Host))}
+		}
+	}
+	return nil
+}
+
+func describeHost(h manifest.Host) string {
+	fp := h.Fingerprint
+	return fmt.Sprintf("%q (%s, %d cores, %d bytes, kernel %s)", h.Profile, fp.CPUModel, fp.Cores, fp.MemoryBytes, fp.Kernel)
+}
+
+// runNumbers lists the N of raw/run-N, in order.
+func runNumbers(dir string) ([]int, error) {
+	raw := filepath.Join(dir, "raw")
+	ents, err := os.ReadDir(raw)
+	if err != nil {
+		return nil, &Error{raw, "missing (no raw files)"}
+	}
+	var nums []int
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "run-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		n, err := strconv.Atoi(rest)
+		if err != nil || n < 1 {
+			return nil, &Error{filepath.Join(raw, e.Name()), "not a run folder (want run-N, N ≥ 1)"}
+		}
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	return nums, nil
+}
+
+func loadRun(dir string, m *manifest.Manifest, n int) (*Run, error) {
+	rel := filepath.Join("raw", "run-"+strconv.Itoa(n))
+	run := &Run{N: n}
+	var err error
+	if run.UpstreamCeiling, err = optionalOha(dir, filepath.Join(rel, "upstream-ceiling.json")); err != nil {
+		return nil, err
+	}
+	if run.GeneratorCeiling, err = optionalOha(dir, filepath.Join(rel, "generator-ceiling.json")); err != nil {
+		return nil, err
+	}
+	for _, stack := range m.Parameters.Stacks {
+		sr := StackRun{Stack: stack}
+		srel := filepath.Join(rel, stack)
+		res := &Resources{}
+		ok, err := optionalJSON(dir, filepath.Join(srel, "resources.json"), res)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sr.Resources = res
+		}
+		for _, c := range m.Parameters.Cases {
+			w, err := loadWindow(dir, srel, n, stack, c)
+			if err != nil {
+				return nil, err
+			}
+			sr.Windows = append(sr.Windows, *w)
+		}
+		run.Stacks = append(run.Stacks, sr)
+	}
+	return run, nil
+}
+
+func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
+	base := filepath.Join(srel, c)
+	w := &Window{Run: n, Stack: stack, Case: c, RelPath: base + ".json"}
+	if b, err := os.ReadFile(filepath.Join(dir, base+".error")); err == nil {
+		w.Failed = firstLine(string(b))
+		if w.Failed == "" {
+			w.Failed = "failed (empty .error file)"
+		}
+		return w, nil
+	}
+	r, err := oha.Read(filepath.Join(dir, base+".json"))
+	if err != nil {
+		return nil, err
+	}
+	w.Result = r
+	if w.Writers, err = optionalOha(dir, base+".writers.json"); err != nil {
+		return nil, err
+	}
+	rows := &Rows{}
+	if ok, err := optionalJSON(dir, base+".rows.json", rows); err != nil {
+		return nil, err
+	} else if ok {
+		w.Rows = rows
+	}
+	lg := &Loadgen{}
+	if ok, err := optionalJSON(dir, base+".loadgen.json", lg); err != nil {
+		return nil, err
+	} else if ok {
+		w.Loadgen = lg
+	}
+	tpath := filepath.Join(dir, base+".cgroup.jsonl")
+	if _, err := os.Stat(tpath); err == nil {
+		w.Timeline, err = timeline.ReadFile(tpath)
+		var le *timeline.LineError
+		switch {
+		case errors.As(err, &le) && le.Truncated:
+			w.TimelineCut = true
+		case errors.As(err, &le):
+			return nil, &Error{fmt.Sprintf("%s:%d", tpath, le.Line), "corrupt cgroup timeline line: " + le.Err.Error()}
+		case err != nil:
+			return nil, &Error{tpath, err.Error()}
+		}
+	}
+	return w, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(s)
+}
+
+func optionalOha(dir, rel string) (*oha.Result, error) {
+	path := filepath.Join(dir, rel)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return oha.Read(path)
+}
+
+// optionalJSON decodes dir/rel into v, refusing unknown fields; false when
+// the file is absent.
+func optionalJSON(dir, rel string, v any) (bool, error) {
+	path := filepath.Join(dir, rel)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, &Error{path, err.Error()}
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return false, &Error{path, "truncated or corrupt JSON: " + err.Error()}
+	}
+	return true, nil
+}

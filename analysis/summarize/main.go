@@ -1,0 +1,142 @@
+// Command summarize derives summary.md, summary.json and report.html from a
+// results folder's raw files and manifest, writes them into the folder and
+// prints summary.md.
+//
+//	summarize [--baseline STACK] RUN
+//
+// Exit status: 0 all good; 1 a correctness gate failed (the outputs are
+// written, whole, with the failed cells marked, and one line per failure
+// goes to stderr); 2 bad input (nothing is written; one line names the
+// file and the fault).
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"stacklab/analysis/render"
+	"stacklab/analysis/results"
+	"stacklab/analysis/summary"
+)
+
+const usage = `usage: summarize [--baseline STACK] RUN
+
+Reads RUN/manifest.json and RUN/raw/, checks RUN/checksums.sha256, and writes
+RUN/summary.md, RUN/summary.json and RUN/report.html, then prints summary.md.
+
+  --baseline STACK   the stack ratios are taken against (default: the first
+                     stack of the study)
+
+Exit status: 0 all good; 1 a correctness gate failed (outputs written, failed
+cells marked, one line per failure on stderr); 2 bad input (nothing written).
+
+Example:
+  summarize --baseline go-nethttp results/2026-11-29-local-pages
+`
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	var dir string
+	var opt summary.Options
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-h" || a == "--help" || a == "-help":
+			fmt.Print(usage)
+			return 0
+		case a == "--baseline" || a == "-baseline":
+			if i+1 >= len(args) {
+				return bad("--baseline: needs a stack name")
+			}
+			i++
+			opt.Baseline = args[i]
+		case strings.HasPrefix(a, "--baseline="):
+			opt.Baseline = strings.TrimPrefix(a, "--baseline=")
+		case strings.HasPrefix(a, "-"):
+			return bad(a + ": unknown flag (see --help)")
+		case dir != "":
+			return bad(a + ": one results folder at a time (already have " + dir + ")")
+		default:
+			dir = a
+		}
+	}
+	if dir == "" {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	f, err := results.Load(dir)
+	if err != nil {
+		return bad(err.Error())
+	}
+	s, err := summary.Compute(f, opt)
+	if err != nil {
+		return bad(err.Error())
+	}
+	files := render.Files(s)
+	if err := writeAll(dir, files); err != nil {
+		return bad(err.Error())
+	}
+	os.Stdout.Write(files[0].Data)
+	for _, fl := range s.Failures {
+		fmt.Fprintln(os.Stderr, "FAIL "+fl.String())
+	}
+	if len(s.Failures) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func bad(msg string) int {
+	fmt.Fprintln(os.Stderr, "summarize: "+msg)
+	return 2
+}
+
+// writeAll writes every file to a temporary name first and renames them
+// only when all are written, so a failure leaves the old outputs in place.
+func writeAll(dir string, files []render.File) error {
+	var tmps []string
+	cleanup := func() {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
+	for _, fl := range files {
+		t, err := os.CreateTemp(dir, "."+fl.Name+".tmp-*")
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("%s: %v", dir, err)
+		}
+		tmps = append(tmps, t.Name())
+		_, werr := t.Write(fl.Data)
+		cerr := t.Close()
+		if werr != nil || cerr != nil {
+			cleanup()
+			return fmt.Errorf("%s: cannot write: %v", t.Name(), firstErr(werr, cerr))
+		}
+		if err := os.Chmod(t.Name(), 0o644); err != nil {
+			cleanup()
+			return err
+		}
+	}
+	for i, fl := range files {
+		if err := os.Rename(tmps[i], filepath.Join(dir, fl.Name)); err != nil {
+			cleanup()
+			return err
+		}
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
