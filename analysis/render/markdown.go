@@ -36,6 +36,14 @@ func Markdown(s *summary.Summary) []byte {
 	return b.Bytes()
 }
 
+// Table lays out an aligned Markdown table; right marks the columns
+// aligned to the right (numbers).
+func Table(header []string, right []bool, rows [][]string) []byte {
+	var b bytes.Buffer
+	writeTable(&b, block{kind: table, header: header, right: right, rows: rows})
+	return b.Bytes()
+}
+
 func writeTable(b *bytes.Buffer, t block) {
 	width := make([]int, len(t.header))
 	for i, hd := range t.header {

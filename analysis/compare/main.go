@@ -1,0 +1,88 @@
+// Command compare sets two results folders side by side: per stack and
+// case, the change of the median req/s and p99 from A to B, tested with
+// the Mann-Whitney U test of golang.org/x/perf's benchmath. A difference
+// that is not significant at α = 0.05 is shown as "~".
+//
+//	compare [--cross-host] A B
+//
+// Exit status: 0 compared; 1 a window of A or B failed a correctness gate
+// (the table is still printed, the cells marked ✗); 2 bad input, or two
+// hosts without --cross-host.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"stacklab/analysis/compare/table"
+	"stacklab/analysis/manifest"
+	"stacklab/analysis/results"
+	"stacklab/analysis/summary"
+)
+
+const usage = `usage: compare [--cross-host] A B
+
+Compares two results folders: per stack and case, the median req/s and p99
+of B against A, with a Mann-Whitney U test (α = 0.05); "~" marks a difference
+that is not significant. Folders from two hosts are refused unless
+--cross-host, and then every row is labelled cross-host.
+
+Exit status: 0 compared; 1 a window failed a correctness gate; 2 bad input.
+
+Example:
+  compare results/2026-11-29-local-pages results/2026-11-30-local-pages
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout)) }
+
+func run(args []string, stdout *os.File) int {
+	var dirs []string
+	cross := false
+	for _, a := range args {
+		switch {
+		case a == "-h" || a == "--help":
+			fmt.Print(usage)
+			return 0
+		case a == "--cross-host" || a == "-cross-host":
+			cross = true
+		case strings.HasPrefix(a, "-"):
+			return bad(a + ": unknown flag (see --help)")
+		default:
+			dirs = append(dirs, a)
+		}
+	}
+	if len(dirs) != 2 {
+		fmt.Fprint(os.Stderr, usage)
+		return 2
+	}
+	var sums [2]*summary.Summary
+	var mans [2]*manifest.Manifest
+	for i, d := range dirs {
+		f, err := results.Load(d)
+		if err != nil {
+			return bad(err.Error())
+		}
+		s, err := summary.Compute(f, summary.Options{})
+		if err != nil {
+			return bad(err.Error())
+		}
+		sums[i], mans[i] = s, f.Manifest
+	}
+	sameHost := manifest.SameHost(mans[0], mans[1])
+	if !sameHost && !cross {
+		return bad(fmt.Sprintf("%s and %s come from different hosts (%s vs %s): numbers from two hosts are not comparable; pass --cross-host to compare anyway, every row labelled",
+			dirs[0], dirs[1], table.HostLine(sums[0]), table.HostLine(sums[1])))
+	}
+	c := table.Compare(sums[0], sums[1], !sameHost)
+	stdout.Write(table.Markdown(c))
+	if c.Failed {
+		return 1
+	}
+	return 0
+}
+
+func bad(msg string) int {
+	fmt.Fprintln(os.Stderr, "compare: "+msg)
+	return 2
+}
