@@ -173,6 +173,10 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 func (s *Sampler) Sample() (timeline.Sample, error) {
 	var out timeline.Sample
 	if s.v1 != nil {
+		// State notices a removed group; Stat alone would read it as empty.
+		if s.v1.State() == cgroup1.Deleted {
+			return out, fmt.Errorf("%s: the group is gone", s.Desc)
+		}
 		m, err := s.v1.Stat(cgroup1.IgnoreNotExist)
 		if err != nil {
 			return out, fmt.Errorf("%s: %v", s.Desc, err)

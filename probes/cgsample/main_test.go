@@ -47,7 +47,7 @@ func TestSummaryLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := SummaryLine("cgroup v1 /docker/0123abcd", timeline.Summarize(samples))
-	for _, want := range []string{"3 samples over 0.2 s of cgroup v1 /docker/0123abcd", "cpu 0.89 cores", "throttled 0.01 s (2 of 20 periods)", "memory peak 60.1 MiB (no limit)", "dirty+writeback peak 8.0 MiB", "1 major faults"} {
+	for _, want := range []string{"3 samples over 0.2 s of cgroup v1 /docker/0123abcd", "cpu 0.89 cores", "throttled 0.01 s (2 of 20 periods)", "memory peak 60.1 MiB of 4.0 GiB", "dirty+writeback peak 8.0 MiB", "1 major faults"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("summary line %q lacks %q", line, want)
 		}

@@ -12,7 +12,7 @@ type Summary struct {
 	CPUThrottledPeriods *uint64  // of which throttled
 
 	MemPeakBytes          *uint64
-	MemLimitBytes         *uint64 // the last sample's limit
+	MemLimitBytes         *uint64 // the last limit seen
 	DirtyPeakBytes        *uint64
 	WritebackPeakBytes    *uint64
 	DirtyWritebackPeak    *uint64 // peak of dirty+writeback in one sample
@@ -32,16 +32,23 @@ func Summarize(samples []Sample) Summary {
 	first, last := samples[0], samples[len(samples)-1]
 	s.DurationS = float64(last.TMs-first.TMs) / 1000
 	s.PSIScope = last.PSIScope
-	s.MemLimitBytes = last.MemLimitBytes
-	delta := func(get func(Sample) *uint64) *uint64 {
-		a, b := get(first), get(last)
-		if len(samples) < 2 || a == nil || b == nil || *b < *a {
-			return nil
+	// a counter's change from the first sample that has it to the last one
+	span := func(get func(Sample) *uint64) (d *uint64, seconds float64) {
+		i, j := 0, len(samples)-1
+		for i < len(samples) && get(samples[i]) == nil {
+			i++
 		}
-		return U64(*b - *a)
+		for j > i && get(samples[j]) == nil {
+			j--
+		}
+		if j <= i || *get(samples[j]) < *get(samples[i]) {
+			return nil, 0
+		}
+		return U64(*get(samples[j]) - *get(samples[i])), float64(samples[j].TMs-samples[i].TMs) / 1000
 	}
-	if d := delta(func(x Sample) *uint64 { return x.CPUUsageNs }); d != nil && s.DurationS > 0 {
-		s.CPUCores = F64(float64(*d) / 1e9 / s.DurationS)
+	delta := func(get func(Sample) *uint64) *uint64 { d, _ := span(get); return d }
+	if d, secs := span(func(x Sample) *uint64 { return x.CPUUsageNs }); d != nil && secs > 0 {
+		s.CPUCores = F64(float64(*d) / 1e9 / secs)
 	}
 	if d := delta(func(x Sample) *uint64 { return x.CPUThrottledNs }); d != nil {
 		s.CPUThrottledS = F64(float64(*d) / 1e9)
@@ -51,6 +58,9 @@ func Summarize(samples []Sample) Summary {
 	s.PgMajFaults = delta(func(x Sample) *uint64 { return x.PgMajFault })
 	for _, x := range samples {
 		s.MemPeakBytes = maxU(s.MemPeakBytes, x.MemUsageBytes)
+		if x.MemLimitBytes != nil {
+			s.MemLimitBytes = x.MemLimitBytes
+		}
 		s.DirtyPeakBytes = maxU(s.DirtyPeakBytes, x.DirtyBytes)
 		s.WritebackPeakBytes = maxU(s.WritebackPeakBytes, x.WritebackBytes)
 		if x.DirtyBytes != nil && x.WritebackBytes != nil {

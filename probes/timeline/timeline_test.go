@@ -128,8 +128,8 @@ func TestSummarize(t *testing.T) {
 	if *s.DirtyPeakBytes != 8388608 || *s.DirtyWritebackPeak != 8388608+4096 || *s.MemPeakBytes != 63000000 || *s.PgMajFaults != 1 {
 		t.Errorf("peaks wrong: %+v", s)
 	}
-	// the last sample has no limit and no PSI: the summary says so.
-	if s.MemLimitBytes != nil || s.PSIScope != PSINone || *s.PSIIOSomeAvg10Max != 1.3 {
+	// the last sample has no limit (a gap) and no PSI: the last limit seen is kept.
+	if s.MemLimitBytes == nil || *s.MemLimitBytes != 4294967296 || s.PSIScope != PSINone || *s.PSIIOSomeAvg10Max != 1.3 {
 		t.Errorf("limit %v scope %s psi max %v", s.MemLimitBytes, s.PSIScope, *s.PSIIOSomeAvg10Max)
 	}
 	if e := Summarize(nil); e.Samples != 0 || e.CPUCores != nil {
