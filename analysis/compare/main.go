@@ -12,6 +12,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -34,15 +35,19 @@ Example:
   compare results/2026-11-29-local-pages results/2026-11-30-local-pages
 `
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout)) }
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-func run(args []string, stdout *os.File) int {
+func run(args []string, stdout, stderr io.Writer) int {
+	bad := func(msg string) int {
+		fmt.Fprintln(stderr, "compare: "+msg)
+		return 2
+	}
 	var dirs []string
 	cross := false
 	for _, a := range args {
 		switch {
 		case a == "-h" || a == "--help":
-			fmt.Print(usage)
+			fmt.Fprint(stdout, usage)
 			return 0
 		case a == "--cross-host" || a == "-cross-host":
 			cross = true
@@ -53,7 +58,7 @@ func run(args []string, stdout *os.File) int {
 		}
 	}
 	if len(dirs) != 2 {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	var sums [2]*summary.Summary
@@ -80,9 +85,4 @@ func run(args []string, stdout *os.File) int {
 		return 1
 	}
 	return 0
-}
-
-func bad(msg string) int {
-	fmt.Fprintln(os.Stderr, "compare: "+msg)
-	return 2
 }

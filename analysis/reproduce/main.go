@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,6 +37,9 @@ With no RUN, checks every folder under results/ that holds a manifest.json.
 Exit status: 0 all reproduce; 1 an output differs; 2 bad input.
 `
 
+// stdout and stderr are variables so that the tests can read them.
+var stdout, stderr io.Writer = os.Stdout, os.Stderr
+
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
@@ -43,10 +47,10 @@ func run(args []string) int {
 	for _, a := range args {
 		switch {
 		case a == "-h" || a == "--help":
-			fmt.Print(usage)
+			fmt.Fprint(stdout, usage)
 			return 0
 		case strings.HasPrefix(a, "-"):
-			fmt.Fprintln(os.Stderr, "reproduce: "+a+": unknown flag (see --help)")
+			fmt.Fprintln(stderr, "reproduce: "+a+": unknown flag (see --help)")
 			return 2
 		}
 		dirs = append(dirs, a)
@@ -54,11 +58,11 @@ func run(args []string) int {
 	if len(dirs) == 0 {
 		found, err := allFolders("results")
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "reproduce: "+err.Error())
+			fmt.Fprintln(stderr, "reproduce: "+err.Error())
 			return 2
 		}
 		if len(found) == 0 {
-			fmt.Println("reproduce: no results folders under results/ (nothing to check)")
+			fmt.Fprintln(stdout, "reproduce: no results folders under results/ (nothing to check)")
 			return 0
 		}
 		dirs = found
@@ -97,22 +101,22 @@ func allFolders(root string) ([]string, error) {
 func one(dir string) int {
 	f, err := results.Load(dir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "reproduce: "+err.Error())
+		fmt.Fprintln(stderr, "reproduce: "+err.Error())
 		return 2
 	}
 	opt, err := committedOptions(dir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "reproduce: "+err.Error())
+		fmt.Fprintln(stderr, "reproduce: "+err.Error())
 		return 2
 	}
 	s, err := summary.Compute(f, opt)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "reproduce: "+err.Error())
+		fmt.Fprintln(stderr, "reproduce: "+err.Error())
 		return 2
 	}
 	tmp, err := os.MkdirTemp("", "reproduce-*")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "reproduce: "+err.Error())
+		fmt.Fprintln(stderr, "reproduce: "+err.Error())
 		return 2
 	}
 	defer os.RemoveAll(tmp)
@@ -120,23 +124,23 @@ func one(dir string) int {
 	for _, out := range render.Files(s) {
 		fresh := filepath.Join(tmp, out.Name)
 		if err := os.WriteFile(fresh, out.Data, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "reproduce: "+err.Error())
+			fmt.Fprintln(stderr, "reproduce: "+err.Error())
 			return 2
 		}
 		committed, err := os.ReadFile(filepath.Join(dir, out.Name))
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "reproduce: %s: missing: run `just summarize %s` and commit its outputs\n", filepath.Join(dir, out.Name), dir)
+			fmt.Fprintf(stderr, "reproduce: %s: missing: run `just summarize %s` and commit its outputs\n", filepath.Join(dir, out.Name), dir)
 			code = 1
 			continue
 		}
 		regenerated, _ := os.ReadFile(fresh)
 		if msg := firstDiff(committed, regenerated); msg != "" {
-			fmt.Fprintf(os.Stderr, "reproduce: %s differs from what the raw files give: %s\n", filepath.Join(dir, out.Name), msg)
+			fmt.Fprintf(stderr, "reproduce: %s differs from what the raw files give: %s\n", filepath.Join(dir, out.Name), msg)
 			code = 1
 		}
 	}
 	if code == 0 {
-		fmt.Printf("reproduce: %s: checksums ok; summary.md, summary.json, report.html reproduce byte for byte\n", dir)
+		fmt.Fprintf(stdout, "reproduce: %s: checksums ok; summary.md, summary.json, report.html reproduce byte for byte\n", dir)
 	}
 	return code
 }

@@ -12,6 +12,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,17 +38,21 @@ Example:
 `
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
+	bad := func(msg string) int {
+		fmt.Fprintln(stderr, "summarize: "+msg)
+		return 2
+	}
 	var dir string
 	var opt summary.Options
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "-h" || a == "--help" || a == "-help":
-			fmt.Print(usage)
+			fmt.Fprint(stdout, usage)
 			return 0
 		case a == "--baseline" || a == "-baseline":
 			if i+1 >= len(args) {
@@ -66,7 +71,7 @@ func run(args []string) int {
 		}
 	}
 	if dir == "" {
-		fmt.Fprint(os.Stderr, usage)
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	f, err := results.Load(dir)
@@ -81,19 +86,14 @@ func run(args []string) int {
 	if err := writeAll(dir, files); err != nil {
 		return bad(err.Error())
 	}
-	os.Stdout.Write(files[0].Data)
+	stdout.Write(files[0].Data)
 	for _, fl := range s.Failures {
-		fmt.Fprintln(os.Stderr, "FAIL "+fl.String())
+		fmt.Fprintln(stderr, "summarize: FAIL "+fl.String())
 	}
 	if len(s.Failures) > 0 {
 		return 1
 	}
 	return 0
-}
-
-func bad(msg string) int {
-	fmt.Fprintln(os.Stderr, "summarize: "+msg)
-	return 2
 }
 
 // writeAll writes every file to a temporary name first and renames them

@@ -64,8 +64,8 @@ func sentence(w *results.Window, dirtyRatio, dirtyBytes int64) string {
 	if len(signals) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("run %d, %s, %s: slowest 0.1%% took %s–%s (p50 %s) while %s.",
-		w.Run, w.Stack, w.Case, units.Seconds(p999), units.Seconds(res.Summary.Slowest), units.Seconds(p50), strings.Join(signals, "; "))
+	return fmt.Sprintf("run %d, %s, %s: slowest 0.1%% took %s (p50 %s) while %s.",
+		w.Run, w.Stack, w.Case, units.SecondsRange(p999, res.Summary.Slowest), units.Seconds(p50), strings.Join(signals, "; "))
 }
 
 // Signals lists, in words, what the timeline shows past the thresholds:

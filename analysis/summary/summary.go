@@ -202,6 +202,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 		}
 		s.Sections = append(s.Sections, sec)
 	}
+	s.sortFailures()
 	s.relateReads()
 	s.Resources = resources(f)
 	s.Annotations = annotate(f)
@@ -454,4 +455,27 @@ func values(p []*float64) []float64 {
 		}
 	}
 	return out
+}
+
+// sortFailures orders the failures by run, then stack and case in the
+// manifest's order, so that stderr reads run by run.
+func (s *Summary) sortFailures() {
+	idx := func(list []string, x string) int {
+		for i, v := range list {
+			if v == x {
+				return i
+			}
+		}
+		return len(list)
+	}
+	sort.SliceStable(s.Failures, func(i, j int) bool {
+		a, b := s.Failures[i], s.Failures[j]
+		if a.Run != b.Run {
+			return a.Run < b.Run
+		}
+		if sa, sb := idx(s.Parameters.Stacks, a.Stack), idx(s.Parameters.Stacks, b.Stack); sa != sb {
+			return sa < sb
+		}
+		return idx(s.Parameters.Cases, a.Case) < idx(s.Parameters.Cases, b.Case)
+	})
 }

@@ -91,3 +91,14 @@ func Ratio(v float64) string { return fmt.Sprintf("%.2f×", v) }
 
 // Percent formats a share (0.731) as "73%".
 func Percent(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+
+// SecondsRange formats two durations given in seconds as a range, naming
+// the unit once when both share it: "2.10–4.00 s", "850 µs–1.20 ms".
+func SecondsRange(lo, hi float64) string {
+	a, b := Seconds(lo), Seconds(hi)
+	ua, ub := a[strings.LastIndexByte(a, ' '):], b[strings.LastIndexByte(b, ' '):]
+	if ua == ub {
+		return strings.TrimSuffix(a, ua) + "–" + b
+	}
+	return a + "–" + b
+}

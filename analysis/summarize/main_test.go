@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"stacklab/analysis/manifest"
+	"stacklab/analysis/results"
+	"stacklab/analysis/synth"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// build writes a synthetic results folder named name, lets change plant
+// faults in it, and rewrites its checksums unless keepSums is set.
+func build(t testing.TB, name string, sp synth.Spec, change func(dir string), keepSums bool) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := synth.Write(dir, sp); err != nil {
+		t.Fatal(err)
+	}
+	if change != nil {
+		change(dir)
+		if !keepSums {
+			if err := results.WriteChecksums(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func editManifest(t testing.TB, dir string, f func(m *manifest.Manifest)) {
+	m, err := manifest.Read(dir)
+	must(t, err)
+	f(m)
+	must(t, manifest.Write(dir, m))
+}
+
+func win(dir string, run int, stack, c, ext string) string {
+	return filepath.Join(dir, "raw", "run-"+strconv.Itoa(run), stack, c+ext)
+}
+
+// Golden folders: what a reader sees, byte for byte.
+func goldenFolders(t testing.TB) map[string]string {
+	pages := build(t, "2026-11-29-local-pages", synth.Pages(), func(dir string) {
+		// run 2, go-nethttp, page: a long tail while dirty pages sat at the limit.
+		must(t, synth.WriteOha(win(dir, 2, "go-nethttp", "page", ".json"),
+			synth.Window{Seconds: 15, OK: 180000, P50: 0.0031, P99: 0.4, P999: 2.1, Slowest: 4.0}))
+		must(t, synth.WriteTimeline(win(dir, 2, "go-nethttp", "page", ".cgroup.jsonl"), 15, true))
+		// run 3, node-fastify, json: the generator was the limit.
+		must(t, synth.WriteJSON(win(dir, 3, "node-fastify", "json", ".loadgen.json"),
+			results.Loadgen{CPUs: "1", CPUSeconds: 14.6, WindowS: 15, Saturated: true}))
+	}, false)
+	io := build(t, "2026-11-29-local-io", synth.IO(), func(dir string) {
+		editManifest(t, dir, func(m *manifest.Manifest) {
+			m.Runs[1].Discarded = []json.RawMessage{json.RawMessage(`{"reason":"a process outside the lab used 0.8 CPU"}`)}
+		})
+		// A discarded run's files stay under raw/discarded and are ignored.
+		must(t, synth.WriteOha(filepath.Join(dir, "raw", "discarded", "run-2-a", "go-nethttp", "write.json"), synth.Window{Seconds: 15, OK: 1}))
+	}, false)
+	failures := build(t, "2026-11-29-local-io-failures", synth.IO(), func(dir string) {
+		plantFailures(t, dir)
+	}, false)
+	return map[string]string{"pages": pages, "io": io, "failures": failures}
+}
+
+func plantFailures(t testing.TB, dir string) {
+	must(t, synth.WriteOha(win(dir, 1, "node-fastify", "read", ".json"),
+		synth.Window{Seconds: 15, OK: 70000, Status: map[string]int64{"500": 12}, P50: 0.005, P99: 0.02}))
+	must(t, synth.WriteOha(win(dir, 2, "go-nethttp", "write", ".json"),
+		synth.Window{Seconds: 15, OK: 60000, Errors: map[string]int64{"connection refused": 4}, P50: 0.008, P99: 0.03}))
+	must(t, synth.WriteJSON(win(dir, 2, "go-nethttp", "write", ".rows.json"), results.Rows{Before: 1000, After: 61000}))
+	must(t, synth.WriteJSON(win(dir, 3, "node-fastify", "write", ".rows.json"), results.Rows{Before: 1000, After: 1000 + 22000}))
+	must(t, os.Remove(win(dir, 1, "go-nethttp", "upstream", ".json")))
+	must(t, os.WriteFile(win(dir, 1, "go-nethttp", "upstream", ".error"), []byte("container exited with code 137 before /up answered\n"), 0o644))
+}
+
+func TestGolden(t *testing.T) {
+	wantCode := map[string]int{"pages": 0, "io": 0, "failures": 1}
+	for name, dir := range goldenFolders(t) {
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run([]string{dir}, &out, &errb)
+			if code != wantCode[name] {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, wantCode[name], errb.String())
+			}
+			md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+			must(t, err)
+			if !bytes.Equal(out.Bytes(), md) {
+				t.Errorf("stdout is not summary.md")
+			}
+			files := []string{"summary.md", "summary.json", "report.html"}
+			if name == "failures" {
+				must(t, os.WriteFile(filepath.Join(dir, "stderr.txt"), errb.Bytes(), 0o644))
+				files = append(files, "stderr.txt")
+			}
+			for _, f := range files {
+				got, err := os.ReadFile(filepath.Join(dir, f))
+				must(t, err)
+				golden := filepath.Join("testdata", "golden", name, f)
+				if *update {
+					must(t, os.MkdirAll(filepath.Dir(golden), 0o755))
+					must(t, os.WriteFile(golden, got, 0o644))
+					continue
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test ./analysis/... -update to create it)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from %s (go test ./analysis/... -update rewrites it after a deliberate change):\n%s", f, golden, firstDiff(want, got))
+				}
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return "line " + itoa(i+1) + ":\n  want: " + la[i] + "\n  got:  " + lb[i]
+		}
+	}
+	return "lengths differ"
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// Same input, same bytes: a second summarize rewrites identical files.
+func TestDeterministic(t *testing.T) {
+	dir := build(t, "det", synth.IO(), nil, false)
+	var first [][]byte
+	for i := 0; i < 2; i++ {
+		var out, errb bytes.Buffer
+		if code := run([]string{dir}, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		for j, f := range []string{"summary.md", "summary.json", "report.html"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			must(t, err)
+			if i == 0 {
+				first = append(first, b)
+			} else if !bytes.Equal(first[j], b) {
+				t.Errorf("%s changed between two runs on the same input", f)
+			}
+		}
+	}
+}
+
+// Each faulty folder gives its documented line on stderr and exit code.
+func TestFaults(t *testing.T) {
+	cases := []struct {
+		name     string
+		spec     synth.Spec
+		change   func(t testing.TB, dir string)
+		keepSums bool
+		code     int
+		stderr   string // RUN stands for the folder
+	}{
+		{"non-2xx", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, synth.WriteOha(win(dir, 2, "node-fastify", "json", ".json"),
+				synth.Window{Seconds: 15, OK: 200000, Status: map[string]int64{"500": 7, "404": 1}, P50: 0.002, P99: 0.01}))
+		}, false, 1, "summarize: FAIL run 2, node-fastify, json: 1 answers with status 404\nsummarize: FAIL run 2, node-fastify, json: 7 answers with status 500\n"},
+		{"connection-errors", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "up", ".json"),
+				synth.Window{Seconds: 15, OK: 200000, Errors: map[string]int64{"connection reset by peer": 3}, Cut: 30, P50: 0.002, P99: 0.01}))
+		}, false, 1, "summarize: FAIL run 1, go-nethttp, up: 3 connection errors: connection reset by peer\n"},
+		{"deadline-aborts-allowed", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "up", ".json"),
+				synth.Window{Seconds: 15, OK: 200000, Cut: 32, P50: 0.002, P99: 0.01}))
+		}, false, 0, ""},
+		{"row-count-mismatch", synth.IO(), func(t testing.TB, dir string) {
+			must(t, synth.WriteJSON(win(dir, 3, "node-fastify", "write", ".rows.json"), results.Rows{Before: 1000, After: 1990}))
+		}, false, 1, "summarize: FAIL run 3, node-fastify, write: the database gained 990 rows but 22050 writes answered 2xx (raw/run-3/node-fastify/write.json)\n"},
+		{"case-error-file", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, os.Remove(win(dir, 1, "node-fastify", "page", ".json")))
+			must(t, os.WriteFile(win(dir, 1, "node-fastify", "page", ".error"), []byte("/page answered 500 during warm-up\n"), 0o644))
+		}, false, 1, "summarize: FAIL run 1, node-fastify, page: not measured: /page answered 500 during warm-up\n"},
+		{"mixed-hosts", synth.Pages(), func(t testing.TB, dir string) {
+			editManifest(t, dir, func(m *manifest.Manifest) {
+				h := m.Host
+				h.Fingerprint.CPUModel = "Other CPU"
+				m.Runs[2].Host = &h
+			})
+		}, false, 2, `summarize: RUN/manifest.json: holds more than one host: run 1 on "local" (Test CPU @ 2.0GHz, 2 cores, 25000000000 bytes, kernel 6.18.0), run 3 on "local" (Other CPU, 2 cores, 25000000000 bytes, kernel 6.18.0); a table never mixes hosts` + "\n"},
+		{"truncated-oha", synth.Pages(), func(t testing.TB, dir string) {
+			p := win(dir, 2, "go-nethttp", "items", ".json")
+			b, err := os.ReadFile(p)
+			must(t, err)
+			must(t, os.WriteFile(p, b[:len(b)/2], 0o644))
+		}, false, 2, "summarize: RUN/raw/run-2/go-nethttp/items.json: truncated or corrupt JSON: unexpected end of JSON input\n"},
+		{"missing-oha", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, os.Remove(win(dir, 1, "go-nethttp", "json", ".json")))
+		}, false, 2, "summarize: RUN/raw/run-1/go-nethttp/json.json: missing\n"},
+		{"not-oha", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, os.WriteFile(win(dir, 1, "go-nethttp", "json", ".json"), []byte(`{"requests": 5}`), 0o644))
+		}, false, 2, "summarize: RUN/raw/run-1/go-nethttp/json.json: no statusCodeDistribution (not oha 1.16 --output-format json?)\n"},
+		{"corrupt-manifest", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"manifest_version": 1, "study": `), 0o644))
+		}, false, 2, "summarize: RUN/manifest.json: not valid JSON: unexpected end of JSON input\n"},
+		{"unknown-manifest-version", synth.Pages(), func(t testing.TB, dir string) {
+			editManifest(t, dir, func(m *manifest.Manifest) { m.ManifestVersion = 7 })
+		}, false, 2, "summarize: RUN/manifest.json: unknown manifest_version 7 (this lab reads 1)\n"},
+		{"missing-checksum", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "raw", "run-1", "stray.json"), []byte("{}\n"), 0o644))
+		}, true, 2, "summarize: RUN/raw/run-1/stray.json: no checksum in checksums.sha256\n"},
+		{"checksum-mismatch", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "up", ".json"), synth.Window{Seconds: 15, OK: 999999, P50: 0.001, P99: 0.002}))
+		}, true, 2, "summarize: RUN/raw/run-1/go-nethttp/up.json: checksum mismatch: the raw file changed after the bench wrote checksums.sha256\n"},
+		{"missing-checksums-file", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "checksums.sha256")))
+		}, true, 2, "summarize: RUN/checksums.sha256: missing: the raw files cannot be checked\n"},
+		{"corrupt-timeline", synth.Pages(), func(t testing.TB, dir string) {
+			p := win(dir, 1, "go-nethttp", "up", ".cgroup.jsonl")
+			b, err := os.ReadFile(p)
+			must(t, err)
+			must(t, os.WriteFile(p, append([]byte("{not json}\n"), b...), 0o644))
+		}, false, 2, "summarize: RUN/raw/run-1/go-nethttp/up.cgroup.jsonl:1: corrupt cgroup timeline line: invalid character 'n' looking for beginning of object key string\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := build(t, "run", c.spec, func(dir string) { c.change(t, dir) }, c.keepSums)
+			var out, errb bytes.Buffer
+			code := run([]string{dir}, &out, &errb)
+			got := strings.ReplaceAll(errb.String(), dir, "RUN")
+			if code != c.code || got != c.stderr {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", code, got, c.code, c.stderr)
+			}
+			_, err := os.Stat(filepath.Join(dir, "summary.md"))
+			if c.code == 2 && err == nil {
+				t.Errorf("bad input, yet summary.md was written")
+			}
+			if c.code != 2 && err != nil {
+				t.Errorf("a failed gate must still write the summary: %v", err)
+			}
+			if c.code == 2 {
+				ents, _ := os.ReadDir(dir)
+				for _, e := range ents {
+					if strings.HasPrefix(e.Name(), ".") {
+						t.Errorf("left a temporary file behind: %s", e.Name())
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestEmptyFolder(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{dir}, &out, &errb)
+	want := "summarize: " + dir + ": empty folder (no manifest.json, no raw/)\n"
+	if code != 2 || errb.String() != want {
+		t.Fatalf("exit %d, stderr %q; want 2, %q", code, errb.String(), want)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("wrote into an empty folder: %v", ents)
+	}
+}
+
+func TestBaselineFlag(t *testing.T) {
+	dir := build(t, "run", synth.Pages(), nil, false)
+	var out, errb bytes.Buffer
+	if code := run([]string{dir, "--baseline", "node-fastify"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "vs node-fastify") || !strings.Contains(out.String(), "| go-nethttp   | 40,000 (39,200–41,600) |           2.67× |") {
+		t.Errorf("ratios are not taken against --baseline:\n%s", out.String())
+	}
+	errb.Reset()
+	if code := run([]string{dir, "--baseline=rails"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--baseline rails: not a stack of this run") {
+		t.Errorf("unknown baseline: exit %d, %q", code, errb.String())
+	}
+}
+
+// BenchmarkSummarize1000 times summarize (read, check, compute, render,
+// write) on a generated folder of about 1,000 raw files.
+func BenchmarkSummarize1000(b *testing.B) {
+	sp := synth.IO()
+	sp.Study = "all"
+	sp.Cases = append(synth.Pages().Cases, synth.IO().Cases...)
+	sp.Stacks = []string{"go-nethttp", "node-fastify", "rails", "django", "spring", "aspnet"}
+	sp.Runs = 5
+	for _, s := range sp.Stacks {
+		sp.Rate[s] = 20000
+	}
+	dir := build(b, "bench", sp, nil, false)
+	n := 0
+	filepath.WalkDir(filepath.Join(dir, "raw"), func(_ string, d os.DirEntry, _ error) error {
+		if !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	b.Logf("%d raw files", n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var out, errb bytes.Buffer
+		if code := run([]string{dir}, &out, &errb); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+	}
+}
