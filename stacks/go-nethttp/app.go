@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed page.html
+var pageHTML string
+
+var pageTmpl = template.Must(template.New("page").Parse(pageHTML))
+
+// writePayload is the 200 ASCII bytes each /bench/write stores.
+var writePayload = strings.Repeat("stacklab-bench-event:", 10)[:200]
+
+const (
+	sqlItems = "SELECT id, title, created_at FROM items ORDER BY id DESC LIMIT 20"
+	// One statement, so count and rows come from one snapshot even while
+	// writers commit; an empty table gives no row and count 0.
+	sqlRead   = "SELECT (SELECT count(*) FROM bench_events), id, created_at FROM bench_events ORDER BY id DESC LIMIT 20"
+	sqlInsert = "INSERT INTO bench_events (payload, created_at) VALUES (?, ?)"
+)
+
+type app struct {
+	db          *sql.DB
+	items       *sql.Stmt
+	read        *sql.Stmt
+	insert      *sql.Stmt
+	client      *http.Client
+	upstreamURL string
+}
+
+type item struct {
+	ID        int64  `json:"id"`
+	Title     string `json:"title"`
+	CreatedAt int64  `json:"created_at"`
+}
+
+type event struct {
+	ID        int64 `json:"id"`
+	CreatedAt int64 `json:"created_at"`
+}
+
+type readAnswer struct {
+	OK     bool    `json:"ok"`
+	Count  int64   `json:"count"`
+	Latest []event `json:"latest"`
+}
+
+type failure struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+}
+
+// newApp prepares the hot statements once; database/sql re-prepares them
+// lazily on each pooled connection.
+func newApp(ctx context.Context, db *sql.DB, client *http.Client, upstreamURL string) (*app, error) {
+	a := &app{db: db, client: client, upstreamURL: strings.TrimRight(upstreamURL, "/")}
+	for _, s := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{{&a.items, sqlItems}, {&a.read, sqlRead}, {&a.insert, sqlInsert}} {
+		st, err := db.PrepareContext(ctx, s.q)
+		if err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", s.q, err)
+		}
+		*s.dst = st
+	}
+	return a, nil
+}
+
+// routes uses Go 1.22 method patterns: a known path with another method
+// gets 405 with an Allow header, anything else 404, both text/plain.
+func (a *app) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /up", a.up)
+	mux.HandleFunc("GET /json", a.json)
+	mux.HandleFunc("GET /items", a.itemsJSON)
+	mux.HandleFunc("GET /page", a.page)
+	mux.HandleFunc("GET /bench/upstream", a.benchUpstream)
+	mux.HandleFunc("POST /bench/write", a.benchWrite)
+	mux.HandleFunc("GET /bench/read", a.benchRead)
+	mux.HandleFunc("GET /bench/pragmas", a.benchPragmas)
+	return mux
+}
+
+var upBody = []byte("ok")
+
+func (a *app) up(w http.ResponseWriter, r *http.Request) {
+	write(w, http.StatusOK, "text/plain; charset=utf-8", upBody)
+}
+
+func (a *app) json(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, struct {
+		Message string `json:"message"`
+	}{"Hello, World!"})
+}
+
+func (a *app) newestItems(ctx context.Context) ([]item, error) {
+	rows, err := a.items.QueryContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := make([]item, 0, 20)
+	for rows.Next() {
+		var it item
+		if err := rows.Scan(&it.ID, &it.Title, &it.CreatedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+	return items, rows.Err()
+}
+
+func (a *app) itemsJSON(w http.ResponseWriter, r *http.Request) {
+	items, err := a.newestItems(r.Context())
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Items []item `json:"items"`
+	}{items})
+}
+
+func (a *app) page(w http.ResponseWriter, r *http.Request) {
+	items, err := a.newestItems(r.Context())
+	if err != nil {
+		http.Error(w, "database error", http.StatusServiceUnavailable)
+		return
+	}
+	// Render into a buffer: a template error then becomes a 500 instead of
+	// half a page, and the answer carries a Content-Length.
+	var buf bytes.Buffer
+	if err := pageTmpl.Execute(&buf, items); err != nil {
+		http.Error(w, "template error", http.StatusInternalServerError)
+		return
+	}
+	write(w, http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+}
+
+func (a *app) benchUpstream(w http.ResponseWriter, r *http.Request) {
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, a.upstreamURL+"/delay?ms=100", nil)
+	if err != nil {
+		writeJSON(w, http.StatusBadGateway, failure{Error: err.Error()})
+		return
+	}
+	res, err := a.client.Do(req)
+	if err != nil {
+		writeJSON(w, http.StatusBadGateway, failure{Error: err.Error()})
+		return
+	}
+	// Drain the body so the connection goes back to the idle pool.
+	_, err = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if err != nil {
+		writeJSON(w, http.StatusBadGateway, failure{Error: "upstream body: " + err.Error()})
+		return
+	}
+	if res.StatusCode != http.StatusOK {
+		writeJSON(w, http.StatusBadGateway, failure{Error: "upstream answered " + res.Status})
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		OK       bool `json:"ok"`
+		Upstream int  `json:"upstream"`
+	}{true, res.StatusCode})
+}
+
+func (a *app) benchWrite(w http.ResponseWriter, r *http.Request) {
+	id, err := a.insertEvent(r.Context())
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		OK bool  `json:"ok"`
+		ID int64 `json:"id"`
+	}{true, id})
+}
+
+// insertEvent runs in BEGIN IMMEDIATE (the DSN's _txlock).
+func (a *app) insertEvent(ctx context.Context) (int64, error) {
+	tx, err := a.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.StmtContext(ctx, a.insert).ExecContext(ctx, writePayload, time.Now().UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	return id, tx.Commit()
+}
+
+func (a *app) benchRead(w http.ResponseWriter, r *http.Request) {
+	rows, err := a.read.QueryContext(r.Context())
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+		return
+	}
+	defer rows.Close()
+	ans := readAnswer{OK: true, Latest: make([]event, 0, 20)}
+	for rows.Next() {
+		var e event
+		if err := rows.Scan(&ans.Count, &e.ID, &e.CreatedAt); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+			return
+		}
+		ans.Latest = append(ans.Latest, e)
+	}
+	if err := rows.Err(); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+func (a *app) benchPragmas(w http.ResponseWriter, r *http.Request) {
+	c, err := a.db.Conn(r.Context())
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+		return
+	}
+	defer c.Close()
+	p, err := readPragmas(r.Context(), c)
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only our own structs reach here; a failure is a programming error.
+		http.Error(w, "encoding error", http.StatusInternalServerError)
+		return
+	}
+	write(w, status, "application/json", b)
+}
+
+func write(w http.ResponseWriter, status int, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}

@@ -1,0 +1,151 @@
+// Command go-nethttp is the lab app (../../shared/design/APP.md, in the
+// lab's design folder) in Go's standard library: net/http, database/sql with
+// mattn/go-sqlite3, html/template and encoding/json.
+//
+// Environment: PORT (8080), DATABASE_PATH (/data/app.db), UPSTREAM_URL
+// (http://127.0.0.1:9090), LAB_CPUS (CPUs given; sets GOMAXPROCS),
+// DB_POOL_SIZE (default max(4, 2 × GOMAXPROCS)).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	port        string
+	dbPath      string
+	upstreamURL string
+	procs       int
+	pool        int
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func positive(name string) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s must be a positive integer, got %q", name, v)
+	}
+	return n, nil
+}
+
+func loadConfig() (config, error) {
+	c := config{
+		port:        env("PORT", "8080"),
+		dbPath:      env("DATABASE_PATH", "/data/app.db"),
+		upstreamURL: env("UPSTREAM_URL", "http://127.0.0.1:9090"),
+	}
+	if n, err := strconv.Atoi(c.port); err != nil || n < 1 || n > 65535 {
+		return c, fmt.Errorf("PORT must be a TCP port number, got %q", c.port)
+	}
+	if u, err := url.Parse(c.upstreamURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("UPSTREAM_URL must be an http:// URL, got %q", c.upstreamURL)
+	}
+	var err error
+	// The Go runtime already sizes GOMAXPROCS from the CPU affinity mask
+	// (--cpuset-cpus) and, since Go 1.25, the cgroup CPU quota. LAB_CPUS is
+	// the lab saying the same thing explicitly; GOMAXPROCS, if set, wins.
+	if c.procs, err = positive("LAB_CPUS"); err != nil {
+		return c, err
+	}
+	if c.procs > 0 && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(c.procs)
+	}
+	c.procs = runtime.GOMAXPROCS(0)
+	if c.pool, err = positive("DB_POOL_SIZE"); err != nil {
+		return c, err
+	}
+	if c.pool == 0 {
+		c.pool = max(4, 2*c.procs)
+	}
+	return c, nil
+}
+
+// newUpstreamClient is the one shared keep-alive client of /bench/upstream.
+// The io study runs 512 connections through the app, so up to 512 upstream
+// requests are in flight at once: the idle pool per host must hold them all,
+// or connections are closed after each burst and re-dialled (the default
+// keeps 2 per host).
+func newUpstreamClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil // loopback only; never pick up a proxy from the environment
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 1024
+	t.MaxConnsPerHost = 0
+	t.IdleConnTimeout = 90 * time.Second
+	t.DisableCompression = true
+	return &http.Client{Transport: t, Timeout: 15 * time.Second}
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "go-nethttp: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	db, err := openDB(ctx, cfg.dbPath, cfg.pool)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	a, err := newApp(ctx, db, newUpstreamClient(), cfg.upstreamURL)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           a.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          log.New(os.Stderr, "go-nethttp: ", 0),
+	}
+	ln, err := net.Listen("tcp4", "0.0.0.0:"+cfg.port)
+	if err != nil {
+		return err
+	}
+	log.Printf("go-nethttp: listening on %s, GOMAXPROCS=%d, db pool=%d, db=%s, upstream=%s",
+		ln.Addr(), cfg.procs, cfg.pool, cfg.dbPath, cfg.upstreamURL)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// APP.md: exit within 5 s of SIGTERM. Requests in flight get 4 s
+	// (the slowest route waits 100 ms on the upstream).
+	sctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
