@@ -261,6 +261,9 @@ type watchReport struct {
 }
 
 func watch(fs procfs.FS, args []string) {
+	// catch SIGTERM before anything else: the bench may stop a short window early
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	f := flag.NewFlagSet("quiet watch", flag.ContinueOnError)
 	share := f.Float64("share", 0.5, "a process outside the lab using more than this share of one CPU makes the window not quiet")
 	out := f.String("out", "", "JSON file to write when stopped")
@@ -282,8 +285,6 @@ func watch(fs procfs.FS, args []string) {
 	if err != nil {
 		cli.Fail("quiet watch", "--out: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	start := time.Now()
 	first, err := takeSnapshot(fs)
 	if err != nil {
