@@ -25,12 +25,14 @@ func HTML(s *summary.Summary) []byte {
 body { font: 15px/1.45 system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #1b1f24; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
 th, td { border: 1px solid #c9ced6; padding: .2rem .5rem; }
+td { white-space: nowrap; }
 td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: .5rem 0 1.5rem; }
 figcaption { font-size: 13px; color: #4a525c; }
 svg.chart text { font: 12px system-ui, sans-serif; fill: #1b1f24; }
 svg.chart .bar { fill: #3b6ea8; }
-svg.chart .bar.s1 { fill: #d08a2e; }
+svg.chart .bar.s1, svg.chart .key.s1 { fill: #d08a2e; }
+svg.chart .key.s0 { fill: #3b6ea8; }
 svg.chart .bar.failed { fill: #b3261e; }
 svg.chart .whisker { stroke: #1b1f24; stroke-width: 1.5; }
 svg.chart .axis { stroke: #8a929c; }
@@ -111,11 +113,12 @@ type chartSpec struct {
 }
 
 type bar struct {
-	label   string
-	series  int
-	r       stat.Range
-	failed  bool
-	missing bool
+	label     string
+	series    int
+	r         stat.Range
+	failed    bool
+	missing   bool
+	saturated bool
 }
 
 func chartBlock(c *chartSpec) block { return block{kind: chart, chart: c} }
@@ -123,7 +126,8 @@ func chartBlock(c *chartSpec) block { return block{kind: chart, chart: c} }
 func rateChart(s *summary.Summary, ct *summary.CaseTable) *chartSpec {
 	c := &chartSpec{id: "rate-" + ct.Case, title: ct.Case + ": req/s (2xx only), median with min–max over runs", format: units.Rate}
 	for _, r := range ct.Rows {
-		c.bars = append(c.bars, bar{label: r.Stack, r: r.ReqPerSec, failed: len(r.Failed) > 0, missing: r.ReqPerSec.N == 0})
+		c.bars = append(c.bars, bar{label: r.Stack, r: r.ReqPerSec, failed: len(r.Failed) > 0, missing: r.ReqPerSec.N == 0,
+			saturated: len(r.Generator.SaturatedRuns) > 0})
 	}
 	return c
 }
@@ -179,12 +183,19 @@ func svgChart(b *bytes.Buffer, c *chartSpec) {
 	plotW := float64(chartW - plotLeft - valueW)
 	x := func(v float64) float64 { return float64(plotLeft) + plotW*v/top0 }
 
-	fmt.Fprintf(b, "<figure>\n<svg class=\"chart\" id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n",
-		html.EscapeString(c.id), chartW, height, chartW, height, html.EscapeString(c.title))
+	drawn := 0
+	for _, br := range c.bars {
+		if !br.missing {
+			drawn++
+		}
+	}
+	// data-bars lets a test check that the browser drew every bar.
+	fmt.Fprintf(b, "<figure>\n<svg class=\"chart\" id=\"%s\" data-bars=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n",
+		html.EscapeString(c.id), drawn, chartW, height, chartW, height, html.EscapeString(c.title))
 	if len(c.series) > 1 {
 		for i, name := range c.series {
 			lx := plotLeft + i*120
-			fmt.Fprintf(b, "<rect class=\"bar s%d\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+			fmt.Fprintf(b, "<rect class=\"key s%d\" x=\"%d\" y=\"%d\" width=\"12\" height=\"12\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
 				i, lx, topPad, lx+16, topPad+11, html.EscapeString(name))
 		}
 	}
@@ -216,6 +227,9 @@ func svgChart(b *bytes.Buffer, c *chartSpec) {
 		mark := ""
 		if br.failed {
 			mark = " ✗"
+		}
+		if br.saturated {
+			mark += " (generator saturated)"
 		}
 		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\">%s%s</text>\n", x(math.Max(br.r.Max, br.r.Median))+6, y+barH-3, html.EscapeString(c.format(br.r.Median)), mark)
 	}
