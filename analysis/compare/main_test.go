@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"stacklab/analysis/synth"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func folder(t *testing.T, name string, sp synth.Spec) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := synth.Write(dir, sp); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// five runs each; B's go-nethttp is 10% faster, node-fastify unchanged.
+func pair(t *testing.T, hostB string) (string, string) {
+	a := synth.Pages()
+	a.Runs = 5
+	b := synth.Pages()
+	b.Runs = 5
+	b.Rate = map[string]float64{"go-nethttp": 44000, "node-fastify": 15000}
+	if hostB != "" {
+		b.Host.Fingerprint.CPUModel = hostB
+	}
+	return folder(t, "2026-11-29-local-pages", a), folder(t, "2026-11-30-local-pages", b)
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./analysis/... -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test ./analysis/... -update rewrites it after a deliberate change):\n%s", path, got)
+	}
+}
+
+func TestCompareGolden(t *testing.T) {
+	a, b := pair(t, "")
+	var out, errb bytes.Buffer
+	if code := run([]string{a, b}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	golden(t, "same-host.md", out.Bytes())
+	// What a reader must see: a real change with its p-value, and "~" for
+	// an unchanged stack.
+	if !strings.Contains(out.String(), "| go-nethttp   | up    |  40,000 |  44,000 | +10.00% (p=0.008 n=5) |") {
+		t.Errorf("a 10%% change over 5 runs each was not reported as significant")
+	}
+	if !strings.Contains(out.String(), "| node-fastify | up    |  15,000 |  15,000 | ~ (p=1.000 n=5)") {
+		t.Errorf("an unchanged stack was not shown as ~")
+	}
+}
+
+func TestTooFewRuns(t *testing.T) {
+	a := folder(t, "a", synth.Pages())
+	b := folder(t, "b", synth.Pages())
+	var out, errb bytes.Buffer
+	if code := run([]string{a, b}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "~ (n=3: too few runs)") || !strings.Contains(out.String(), "Too few runs to tell (benchmath: need >= 4 samples") {
+		t.Errorf("3 runs per side must be called too few:\n%s", out.String())
+	}
+}
+
+func TestCrossHost(t *testing.T) {
+	a, b := pair(t, "Other CPU")
+	var out, errb bytes.Buffer
+	code := run([]string{a, b}, &out, &errb)
+	want := "compare: A and B come from different hosts (local: Test CPU @ 2.0GHz, 2 cores, kernel 6.18.0 vs local: Other CPU, 2 cores, kernel 6.18.0): numbers from two hosts are not comparable; pass --cross-host to compare anyway, every row labelled\n"
+	got := strings.ReplaceAll(strings.ReplaceAll(errb.String(), a, "A"), b, "B")
+	if code != 2 || got != want || out.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %d bytes; want 2, %q, nothing", code, got, out.Len(), want)
+	}
+	errb.Reset()
+	if code := run([]string{"--cross-host", a, b}, &out, &errb); code != 0 {
+		t.Fatalf("--cross-host: exit %d: %s", code, errb.String())
+	}
+	golden(t, "cross-host.md", out.Bytes())
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "| go-") || strings.HasPrefix(l, "| node-") {
+			if !strings.HasSuffix(l, "cross-host |") {
+				t.Errorf("row not labelled cross-host: %s", l)
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	a := folder(t, "a", synth.Pages())
+	var out, errb bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "nope")
+	if code := run([]string{a, missing}, &out, &errb); code != 2 || errb.String() != "compare: "+missing+": no such results folder\n" {
+		t.Errorf("exit %d, %q", code, errb.String())
+	}
+}
