@@ -1,0 +1,207 @@
+// Command verify checks that a running stack implements the lab app
+// (shared/design/APP.md) before any of its numbers are reported, and
+// compares the parity snapshots of several stacks.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"stacklab/probes/cli"
+)
+
+const usage = `verify: does a running stack answer as APP.md says?
+
+  verify -stack NAME -url http://127.0.0.1:PORT -db PATH [-upstream URL] [-snapshot FILE]
+  verify compare SNAPSHOT SNAPSHOT...
+
+The first form checks one stack started exactly as the bench starts it, on a
+freshly seeded database whose file PATH is on this host: every route's status,
+content type, framing and body shape (JSON key order included), 404 and 405,
+the HTML escaping of /page against the titles in the file, N writes raising
+/bench/read's count and the file's rows by exactly N, /bench/pragmas over many
+concurrent requests, and /bench/upstream when -upstream is given (200 through
+the mock if it answers, else the 502 answer). The verdict line comes first,
+then one line per check; a failure names the stack, the check, what was
+expected and what came back. Exit 1 when any check fails.
+
+With -snapshot it writes the parity snapshot taken after the writes: /json,
+/items and the ids and count of /bench/read, normalised JSON.
+
+The second form compares snapshots of several stacks with the first and
+names the first difference. Exit 1 when any differs.
+
+Examples:
+  verify -stack rust-axum -url http://127.0.0.1:18201 -db /tmp/v/app.db \
+      -upstream http://127.0.0.1:18290 -snapshot /tmp/v/rust-axum.parity.json
+  verify compare /tmp/v/go-nethttp.parity.json /tmp/v/rust-axum.parity.json
+`
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "compare" {
+		os.Exit(compareMain(os.Args[2:]))
+	}
+	os.Exit(checkMain(os.Args[1:]))
+}
+
+func checkMain(args []string) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	var cfg config
+	var snapPath, outPath string
+	fs.StringVar(&cfg.Stack, "stack", "", "the stack's name, for the output (required)")
+	fs.StringVar(&cfg.BaseURL, "url", "", "the running stack, http://127.0.0.1:PORT (required)")
+	fs.StringVar(&cfg.DBPath, "db", "", "the stack's database file on this host (required)")
+	fs.StringVar(&cfg.UpstreamURL, "upstream", "", "the mock upstream the stack was given; empty skips /bench/upstream")
+	fs.IntVar(&cfg.Writes, "writes", 50, "POST /bench/write requests")
+	fs.IntVar(&cfg.Samples, "samples", 256, "GET /bench/pragmas requests")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 32, "requests in flight during writes and pragma samples")
+	fs.StringVar(&snapPath, "snapshot", "", "write the parity snapshot to this file")
+	fs.StringVar(&outPath, "out", "", "write the results as JSON lines to this file")
+	cli.Parse(fs, args, usage)
+
+	switch {
+	case cfg.Stack == "":
+		cli.Usage("verify", "-stack is required (see -h)")
+	case cfg.DBPath == "":
+		cli.Usage("verify", "-db is required (see -h)")
+	case cfg.Writes < 1 || cfg.Samples < 1 || cfg.Concurrency < 1:
+		cli.Usage("verify", "-writes, -samples and -concurrency must be at least 1")
+	}
+	if err := loopbackURL(cfg.BaseURL); err != nil {
+		cli.Usage("verify", "-url %q: %v", cfg.BaseURL, err)
+	}
+	if cfg.UpstreamURL != "" {
+		if err := loopbackURL(cfg.UpstreamURL); err != nil {
+			cli.Usage("verify", "-upstream %q: %v", cfg.UpstreamURL, err)
+		}
+	}
+	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
+	cfg.UpstreamURL = strings.TrimSuffix(cfg.UpstreamURL, "/")
+	if st, err := os.Stat(cfg.DBPath); err != nil || !st.Mode().IsRegular() {
+		cli.Usage("verify", "-db %s: not a database file", cfg.DBPath)
+	}
+
+	results, snap := verify(cfg)
+	fmt.Print(report(cfg.Stack, results))
+	if outPath != "" {
+		if err := writeResults(outPath, results); err != nil {
+			cli.Fail("verify", "-out %s: %v", outPath, err)
+		}
+	}
+	if snapPath != "" && snap != nil {
+		if err := os.WriteFile(snapPath, snap.encode(), 0o644); err != nil {
+			cli.Fail("verify", "-snapshot %s: %v", snapPath, err)
+		}
+	}
+	for _, r := range results {
+		if !r.OK {
+			return 1
+		}
+	}
+	return 0
+}
+
+// loopbackURL accepts http://127.0.0.1:PORT only: the lab targets loopback.
+func loopbackURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" || u.Port() == "" {
+		return fmt.Errorf("want http://127.0.0.1:PORT")
+	}
+	if u.Path != "" && u.Path != "/" {
+		return fmt.Errorf("want no path")
+	}
+	return nil
+}
+
+// report is the verdict line, then one line per check.
+func report(stack string, results []result) string {
+	var b strings.Builder
+	var failed []string
+	for _, r := range results {
+		if !r.OK {
+			failed = append(failed, r.Check)
+		}
+	}
+	if len(failed) == 0 {
+		fmt.Fprintf(&b, "%s: PASS, %d checks\n", stack, len(results))
+	} else {
+		first := firstFailure(results)
+		fmt.Fprintf(&b, "%s: FAIL, %d of %d checks (%s); first: %s: expected %s, got %s\n",
+			stack, len(failed), len(results), strings.Join(failed, ", "), first.Check, first.Expected, first.Got)
+	}
+	for _, r := range results {
+		switch {
+		case r.Skipped:
+			fmt.Fprintf(&b, "  skip  %s %s: %s\n", r.Stack, r.Check, r.Note)
+		case r.OK && r.Note != "":
+			fmt.Fprintf(&b, "  ok    %s %s (%s)\n", r.Stack, r.Check, r.Note)
+		case r.OK:
+			fmt.Fprintf(&b, "  ok    %s %s\n", r.Stack, r.Check)
+		default:
+			fmt.Fprintf(&b, "  FAIL  %s %s\n          expected: %s\n          got:      %s\n", r.Stack, r.Check, r.Expected, r.Got)
+		}
+	}
+	return b.String()
+}
+
+func firstFailure(results []result) result {
+	for _, r := range results {
+		if !r.OK {
+			return r
+		}
+	}
+	return result{}
+}
+
+func writeResults(path string, results []result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range results {
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+func compareMain(args []string) int {
+	fs := flag.NewFlagSet("verify compare", flag.ContinueOnError)
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			cli.Parse(fs, []string{"-h"}, usage) // prints the usage, exits 0
+		}
+	}
+	if len(args) < 2 {
+		cli.Usage("verify compare", "give two or more parity snapshots (see -h)")
+	}
+	var snaps []*snapshot
+	for _, p := range args {
+		s, err := readSnapshot(p)
+		if err != nil {
+			cli.Usage("verify compare", "%v", err)
+		}
+		snaps = append(snaps, s)
+	}
+	names := make([]string, len(snaps))
+	for i, s := range snaps {
+		names[i] = s.Stack
+	}
+	diffs := compareSnapshots(snaps)
+	if len(diffs) == 0 {
+		fmt.Printf("parity: PASS, %d stacks give the same /json, /items and /bench/read ids and count: %s\n", len(snaps), strings.Join(names, ", "))
+		return 0
+	}
+	fmt.Printf("parity: FAIL, %d of %d stacks differ from %s\n", len(diffs), len(snaps)-1, snaps[0].Stack)
+	for _, d := range diffs {
+		fmt.Println("  " + d)
+	}
+	return 1
+}
