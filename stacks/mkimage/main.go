@@ -82,23 +82,8 @@ Example:
 	if err != nil {
 		return err
 	}
-	arch, err := staticELF(*binary)
-	if err != nil {
-		return err
-	}
-	bin, err := os.ReadFile(*binary)
-	if err != nil {
-		return fmt.Errorf("--binary: %v", err)
-	}
 	entry := "/app/" + filepath.Base(*binary)
-	spec := Spec{
-		Tag:        *tag,
-		Entrypoint: []string{entry},
-		Env:        envs,
-		Files:      []File{{Path: entry, Mode: 0o755, Data: bin}},
-		Arch:       arch,
-		Created:    created,
-	}
+	spec := Spec{Tag: *tag, Entrypoint: []string{entry}, Env: envs, Created: created}
 	for _, p := range ports {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
@@ -129,6 +114,16 @@ Example:
 		}
 		spec.Files = append(spec.Files, File{Path: dest, Mode: mode, Data: data})
 	}
+	arch, err := staticELF(*binary)
+	if err != nil {
+		return err
+	}
+	bin, err := os.ReadFile(*binary)
+	if err != nil {
+		return fmt.Errorf("--binary: %v", err)
+	}
+	spec.Arch = arch
+	spec.Files = append([]File{{Path: entry, Mode: 0o755, Data: bin}}, spec.Files...)
 	img, err := Build(spec)
 	if err != nil {
 		return err
