@@ -612,7 +612,7 @@ func (c *checker) checkUpstream() (string, error) {
 			return "", fail("GET /bench/upstream: "+short(want), short(o))
 		}
 		if a.elapsed < upstreamDelay {
-			return "", fail("GET /bench/upstream: at least the upstream's 100 ms", a.elapsed.Round(time.Millisecond))
+			return "", fail("GET /bench/upstream: at least the upstream's 100 ms", fmt.Sprintf("%d ms", a.elapsed.Milliseconds()))
 		}
 		return "upstream reachable: answered 200 in " + a.elapsed.Round(time.Millisecond).String(), nil
 	}
