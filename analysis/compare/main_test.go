@@ -2,16 +2,13 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	goldenpkg "stacklab/analysis/golden"
 	"stacklab/analysis/synth"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func folder(t *testing.T, name string, sp synth.Spec) string {
 	t.Helper()
@@ -37,23 +34,7 @@ func pair(t *testing.T, hostB string) (string, string) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./analysis/... -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test ./analysis/... -update rewrites it after a deliberate change):\n%s", path, got)
-	}
+	goldenpkg.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func TestCompareGolden(t *testing.T) {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+
 	"bytes"
 	"os"
 	"os/exec"

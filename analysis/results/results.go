@@ -68,11 +68,11 @@ type Window struct {
 	Writers *oha.Result // <case>.writers.json, the capped writers
 	Rows    *Rows       // <case>.rows.json, write cases
 	Loadgen *Loadgen    // <case>.loadgen.json
-	// Timeline is the cgroup timeline of the window (<case>.cgroup.jsonl),
-	// nil when absent. TimelineCut is set when its last line was cut (the
-	// sampler was stopped mid-write); the lines before it are kept.
-	Timeline    []timeline.Sample
-	TimelineCut bool
+	// TimelinePath is the window's cgroup timeline (<case>.cgroup.jsonl),
+	// "" when absent. It is read on demand (ReadTimeline): parsing every
+	// timeline of a large folder costs more than everything else together,
+	// and only windows with a latency tail need one.
+	TimelinePath string
 	// RelPath is the oha file's path inside the folder, for messages.
 	RelPath string
 }
@@ -282,20 +282,36 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	} else if ok {
 		w.Loadgen = lg
 	}
-	tpath := filepath.Join(dir, base+".cgroup.jsonl")
-	if _, err := os.Stat(tpath); err == nil {
-		w.Timeline, err = timeline.ReadFile(tpath)
-		var le *timeline.LineError
-		switch {
-		case errors.As(err, &le) && le.Truncated:
-			w.TimelineCut = true
-		case errors.As(err, &le):
-			return nil, &Error{fmt.Sprintf("%s:%d", tpath, le.Line), "corrupt cgroup timeline line: " + le.Err.Error()}
-		case err != nil:
-			return nil, &Error{tpath, err.Error()}
-		}
+	if tpath := filepath.Join(dir, base+".cgroup.jsonl"); exists(tpath) {
+		w.TimelinePath = tpath
 	}
 	return w, nil
+}
+
+// ReadTimeline reads the window's cgroup timeline: nil when there is none.
+// A last line cut mid-write (the sampler was stopped) is dropped and the
+// lines before it kept; any other bad line is an *Error naming file and
+// line.
+func (w *Window) ReadTimeline() ([]timeline.Sample, error) {
+	if w.TimelinePath == "" {
+		return nil, nil
+	}
+	ts, err := timeline.ReadFile(w.TimelinePath)
+	var le *timeline.LineError
+	switch {
+	case errors.As(err, &le) && le.Truncated:
+		return ts, nil
+	case errors.As(err, &le):
+		return nil, &Error{fmt.Sprintf("%s:%d", w.TimelinePath, le.Line), "corrupt cgroup timeline line: " + le.Err.Error()}
+	case err != nil:
+		return nil, &Error{w.TimelinePath, err.Error()}
+	}
+	return ts, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func firstLine(s string) string {

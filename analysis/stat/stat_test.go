@@ -1,6 +1,8 @@
 package stat
 
 import (
+	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+
 	"math"
 	"testing"
 )

@@ -3,19 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"stacklab/analysis/golden"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/synth"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // build writes a synthetic results folder named name, lets change plant
 // faults in it, and rewrites its checksums unless keepSums is set.
@@ -111,35 +109,11 @@ func TestGolden(t *testing.T) {
 			for _, f := range files {
 				got, err := os.ReadFile(filepath.Join(dir, f))
 				must(t, err)
-				golden := filepath.Join("testdata", "golden", name, f)
-				if *update {
-					must(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-					must(t, os.WriteFile(golden, got, 0o644))
-					continue
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test ./analysis/... -update to create it)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s differs from %s (go test ./analysis/... -update rewrites it after a deliberate change):\n%s", f, golden, firstDiff(want, got))
-				}
+				golden.Check(t, filepath.Join("testdata", "golden", name, f), got)
 			}
 		})
 	}
 }
-
-func firstDiff(a, b []byte) string {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(la) && i < len(lb); i++ {
-		if la[i] != lb[i] {
-			return "line " + itoa(i+1) + ":\n  want: " + la[i] + "\n  got:  " + lb[i]
-		}
-	}
-	return "lengths differ"
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // Same input, same bytes: a second summarize rewrites identical files.
 func TestDeterministic(t *testing.T) {
@@ -226,6 +200,9 @@ func TestFaults(t *testing.T) {
 			must(t, os.Remove(filepath.Join(dir, "checksums.sha256")))
 		}, true, 2, "summarize: RUN/checksums.sha256: missing: the raw files cannot be checked\n"},
 		{"corrupt-timeline", synth.Pages(), func(t testing.TB, dir string) {
+			// A timeline is read for a window with a latency tail.
+			must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "up", ".json"),
+				synth.Window{Seconds: 15, OK: 200000, P50: 0.002, P99: 0.1, P999: 0.5}))
 			p := win(dir, 1, "go-nethttp", "up", ".cgroup.jsonl")
 			b, err := os.ReadFile(p)
 			must(t, err)
@@ -289,17 +266,30 @@ func TestBaselineFlag(t *testing.T) {
 }
 
 // BenchmarkSummarize1000 times summarize (read, check, compute, render,
-// write) on a generated folder of about 1,000 raw files.
-func BenchmarkSummarize1000(b *testing.B) {
+// write) on a generated folder of about 1,000 raw files, where a few
+// windows have a latency tail (the usual case).
+func BenchmarkSummarize1000(b *testing.B) { benchSummarize(b, false) }
+
+// BenchmarkSummarize1000Tails is the slowest case: every window has a
+// latency tail, so every cgroup timeline is read.
+func BenchmarkSummarize1000Tails(b *testing.B) { benchSummarize(b, true) }
+
+func benchSummarize(b *testing.B, tails bool) {
 	sp := synth.IO()
 	sp.Study = "all"
 	sp.Cases = append(synth.Pages().Cases, synth.IO().Cases...)
-	sp.Stacks = []string{"go-nethttp", "node-fastify", "rails", "django", "spring", "aspnet"}
+	sp.Stacks = []string{"go-nethttp", "node-fastify", "rails", "django", "spring", "aspnet", "phoenix"}
 	sp.Runs = 5
+	sp.Tails = tails
 	for _, s := range sp.Stacks {
 		sp.Rate[s] = 20000
 	}
-	dir := build(b, "bench", sp, nil, false)
+	dir := build(b, "bench", sp, func(dir string) {
+		// one window in the usual case has a tail, with stalls behind it
+		must(b, synth.WriteOha(win(dir, 2, "rails", "write", ".json"), synth.Window{Seconds: 15, OK: 30000, P50: 0.003, P99: 0.4, P999: 2.1, Slowest: 4}))
+		must(b, synth.WriteJSON(win(dir, 2, "rails", "write", ".rows.json"), results.Rows{Before: 1000, After: 31000}))
+		must(b, synth.WriteTimeline(win(dir, 2, "rails", "write", ".cgroup.jsonl"), 15, true))
+	}, false)
 	n := 0
 	filepath.WalkDir(filepath.Join(dir, "raw"), func(_ string, d os.DirEntry, _ error) error {
 		if !d.IsDir() {
@@ -307,7 +297,6 @@ func BenchmarkSummarize1000(b *testing.B) {
 		}
 		return nil
 	})
-	b.Logf("%d raw files", n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var out, errb bytes.Buffer
@@ -315,4 +304,5 @@ func BenchmarkSummarize1000(b *testing.B) {
 			b.Fatalf("exit %d: %s", code, errb.String())
 		}
 	}
+	b.ReportMetric(float64(n), "raw-files")
 }

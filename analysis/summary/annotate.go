@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 
+	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/units"
 	"stacklab/probes/timeline"
@@ -23,44 +26,83 @@ type Annotation struct {
 }
 
 // Thresholds of the annotations. A tail is an outlier when p99.9 is at
-// least tailFactor × p50 and at least tailFloorS; a signal counts when it
-// crosses the level below.
+// least tailFactor × p50 and at least tailFloorS (a stall a reader would
+// feel); a signal counts when it crosses the level below.
 const (
-	tailFactor     = 5.0
-	tailFloorS     = 0.005
+	tailFactor     = 10.0
+	tailFloorS     = 0.010
 	throttledShare = 0.01 // cpu throttled in ≥ 1% of periods
 	dirtyNear      = 0.8  // dirty+writeback ≥ 80% of the dirty limit
 	pressureLevel  = 10.0 // a PSI avg10 ≥ 10%
 )
 
-func annotate(f *results.Folder) []Annotation {
-	out := []Annotation{}
+func annotate(f *results.Folder) ([]Annotation, error) {
 	vm := f.Manifest.Host.Fingerprint.VM
-	for _, r := range f.Runs {
-		for _, sr := range r.Stacks {
-			for _, w := range sr.Windows {
-				if w.Result == nil || len(w.Timeline) < 2 {
-					continue
-				}
-				if s := sentence(&w, vm.DirtyRatio, vm.DirtyBytes); s != "" {
-					out = append(out, Annotation{w.Run, w.Stack, w.Case, s})
+	var tails []*results.Window
+	for ri := range f.Runs {
+		for si := range f.Runs[ri].Stacks {
+			for wi := range f.Runs[ri].Stacks[si].Windows {
+				w := &f.Runs[ri].Stacks[si].Windows[wi]
+				if w.Result != nil && w.TimelinePath != "" && outlier(w.Result) {
+					tails = append(tails, w)
 				}
 			}
 		}
 	}
-	return out
+	// Reading timelines is most of summarize's time: spread it over the
+	// CPUs, keeping each result in its window's slot so the order (and the
+	// first error reported) does not depend on scheduling.
+	type read struct {
+		ts  []timeline.Sample
+		err error
+	}
+	reads := make([]read, len(tails))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				ts, err := tails[i].ReadTimeline()
+				reads[i] = read{ts, err}
+			}
+		}()
+	}
+	for i := range tails {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := []Annotation{}
+	for i, w := range tails {
+		if reads[i].err != nil {
+			return nil, reads[i].err
+		}
+		if len(reads[i].ts) < 2 {
+			continue
+		}
+		if s := sentence(w, reads[i].ts, vm.DirtyRatio, vm.DirtyBytes); s != "" {
+			out = append(out, Annotation{w.Run, w.Stack, w.Case, s})
+		}
+	}
+	return out, nil
+}
+
+// outlier tells whether a window's slowest 0.1% stand out from its median.
+func outlier(res *oha.Result) bool {
+	p50, _ := res.Percentile("p50")
+	p999, ok := res.Percentile("p99.9")
+	return ok && p999 >= tailFloorS && p999 >= tailFactor*p50
 }
 
 // sentence returns the window's annotation, "" when its tail is not an
 // outlier or nothing in the timeline coincides with it.
-func sentence(w *results.Window, dirtyRatio, dirtyBytes int64) string {
+func sentence(w *results.Window, ts []timeline.Sample, dirtyRatio, dirtyBytes int64) string {
 	res := w.Result
 	p50, _ := res.Percentile("p50")
-	p999, ok := res.Percentile("p99.9")
-	if !ok || p999 < tailFloorS || p999 < tailFactor*p50 {
-		return ""
-	}
-	signals := Signals(w.Timeline, dirtyRatio, dirtyBytes)
+	p999, _ := res.Percentile("p99.9")
+	signals := Signals(ts, dirtyRatio, dirtyBytes)
 	if len(signals) == 0 {
 		return ""
 	}

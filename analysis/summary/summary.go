@@ -205,7 +205,10 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.sortFailures()
 	s.relateReads()
 	s.Resources = resources(f)
-	s.Annotations = annotate(f)
+	var err error
+	if s.Annotations, err = annotate(f); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -28,7 +28,10 @@ type Spec struct {
 	Rate map[string]float64
 	// Timelines adds a <case>.cgroup.jsonl to every window.
 	Timelines bool
-	Host      manifest.Host
+	// Tails gives every window a long latency tail, so that summarize
+	// reads every timeline (its slowest case).
+	Tails bool
+	Host  manifest.Host
 }
 
 // Pages is a small pages-study spec with three runs of two stacks.
@@ -96,6 +99,9 @@ func Write(dir string, sp Spec) error {
 				n := int64(rate * 15)
 				p50 := 32 / rate
 				w := Window{Seconds: 15, OK: n, P50: p50, P99: p50 * 4, Cut: 3}
+				if sp.Tails {
+					w.P999 = math.Max(0.05, p50*40)
+				}
 				if err := writeJSON(filepath.Join(sdir, c+".json"), Oha(w)); err != nil {
 					return err
 				}
@@ -139,7 +145,7 @@ type Window struct {
 	Errors        map[string]int64 // connection errors by message
 	Cut           int64            // aborted due to deadline
 	P50, P99      float64          // seconds
-	P999, Slowest float64          // seconds; 0 means derived from P99
+	P999, Slowest float64          // seconds; 0 means a short tail derived from P99
 }
 
 // ohaJSON mirrors oha 1.16.0's print_json field order.
@@ -191,7 +197,7 @@ func Oha(w Window) []byte {
 	}
 	p999, slowest := w.P999, w.Slowest
 	if p999 == 0 {
-		p999 = w.P99 * 1.5
+		p999 = w.P99 * 1.2
 	}
 	if slowest == 0 {
 		slowest = p999 * 1.3

@@ -1,0 +1,68 @@
+// Package golden compares test output with files kept in testdata, and
+// rewrites them when the tests run with -update
+// (go test ./analysis/... -update). Every test package of analysis/
+// imports it, so that the flag is known to all of them.
+package golden
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Update is set by -update: rewrite the golden files instead of comparing.
+var Update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// Check compares got with the file at path, or rewrites it under -update.
+func Check(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *Update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./analysis/... -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test ./analysis/... -update rewrites it after a deliberate change); %s",
+			path, FirstDiff(want, got))
+	}
+}
+
+// FirstDiff names the first line where want and got differ.
+func FirstDiff(want, got []byte) string {
+	lw, lg := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(lw) || i < len(lg); i++ {
+		var w, g string
+		if i < len(lw) {
+			w = lw[i]
+		}
+		if i < len(lg) {
+			g = lg[i]
+		}
+		if w != g || i >= len(lw) || i >= len(lg) {
+			return "first difference at line " + itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
+		}
+	}
+	return "the bytes differ"
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
