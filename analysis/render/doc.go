@@ -274,7 +274,10 @@ func cellRatio(r *stat.Range) string {
 	if r == nil {
 		return "—"
 	}
-	return rangeWith(*r, units.Ratio)
+	if r.N == 1 || r.Min == r.Max {
+		return units.Ratio(r.Median)
+	}
+	return fmt.Sprintf("%s (%.2f–%.2f)", units.Ratio(r.Median), r.Min, r.Max)
 }
 
 func cellMs(r stat.Range) string { return rangeWith(r, units.Ms) }

@@ -22,8 +22,8 @@ func HTML(s *summary.Summary) []byte {
 <meta charset="utf-8">
 <title>` + html.EscapeString(s.Folder) + `</title>
 <style>
-body { font: 15px/1.45 system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #1b1f24; }
-table { border-collapse: collapse; margin: .5rem 0 1rem; }
+body { font: 15px/1.45 system-ui, sans-serif; max-width: 84rem; margin: 2rem auto; padding: 0 1rem; color: #1b1f24; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; display: block; overflow-x: auto; }
 th, td { border: 1px solid #c9ced6; padding: .2rem .5rem; }
 td { white-space: nowrap; }
 td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
