@@ -1,0 +1,315 @@
+// Command record writes a results folder's manifest.json while the bench runs
+// (scripts/bench calls it; scripts never build JSON themselves) and, at the
+// end, checksums.sha256 over every raw file.
+//
+//	record start   DIR --study S --profile P --host-profile FILE [--label L] --runs N
+//	               --warmup S --duration S --connections N --cases a,b --stacks a,b
+//	               [--extra K=V]... [--tool NAME=VERSION]... [--lab-commit C]
+//	record image   DIR STACK --tag T --id ID --size BYTES [--compressed BYTES]
+//	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
+//	record failure DIR --run N --stack S --case C --reason TEXT
+//	record finish  DIR [--incomplete REASON]
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"stacklab/analysis/manifest"
+)
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: record start|image|run|failure|finish DIR [flags] (see the comment at the top of analysis/record/main.go)")
+		os.Exit(2)
+	}
+	cmd, dir, args := os.Args[1], os.Args[2], os.Args[3:]
+	var err error
+	switch cmd {
+	case "start":
+		err = start(dir, args)
+	case "image":
+		err = update(dir, args, image)
+	case "run":
+		err = update(dir, args, run)
+	case "failure":
+		err = update(dir, args, failure)
+	case "finish":
+		if err = update(dir, args, finish); err == nil {
+			err = writeChecksums(dir)
+		}
+	default:
+		err = fmt.Errorf("unknown subcommand %q (start, image, run, failure, finish)", cmd)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "record "+cmd+":", err)
+		os.Exit(1)
+	}
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func list(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, ",")
+}
+
+func pairs(kv []string, flagName string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, p := range kv {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--%s %q: want KEY=VALUE", flagName, p)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func start(dir string, args []string) error {
+	fl := flag.NewFlagSet("record start", flag.ContinueOnError)
+	study := fl.String("study", "", "study name")
+	profile := fl.String("profile", "", "bench profile (quick, full)")
+	label := fl.String("label", "", "label of this run")
+	hostProfile := fl.String("host-profile", "", "hosts/<name>.env used")
+	runs := fl.Int("runs", 0, "runs")
+	warmup := fl.Float64("warmup", 0, "warm-up seconds")
+	duration := fl.Float64("duration", 0, "measured seconds")
+	conns := fl.Int("connections", 0, "connections for page cases")
+	cases := fl.String("cases", "", "cases, comma separated")
+	stacks := fl.String("stacks", "", "stacks, comma separated")
+	commit := fl.String("lab-commit", "", "the lab's git commit")
+	var extra, tools multi
+	fl.Var(&extra, "extra", "study parameter KEY=VALUE (repeatable)")
+	fl.Var(&tools, "tool", "tool NAME=VERSION (repeatable)")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *study == "" || *profile == "" || *hostProfile == "" {
+		return fmt.Errorf("--study, --profile and --host-profile are required")
+	}
+	settings, err := readEnv(*hostProfile)
+	if err != nil {
+		return err
+	}
+	ex, err := pairs(extra, "extra")
+	if err != nil {
+		return err
+	}
+	tl, err := pairs(tools, "tool")
+	if err != nil {
+		return err
+	}
+	fp, err := fingerprint()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	m := &manifest.Manifest{
+		ManifestVersion:  manifest.Version,
+		IncompleteReason: "running",
+		LabCommit:        *commit,
+		StartedAt:        time.Now().UTC().Format(time.RFC3339),
+		Study:            *study,
+		Profile:          *profile,
+		Label:            *label,
+		Host: manifest.Host{
+			Profile:     strings.TrimSuffix(filepath.Base(*hostProfile), ".env"),
+			Settings:    settings,
+			Fingerprint: fp,
+		},
+		Parameters: manifest.Parameters{
+			Runs: *runs, WarmupS: *warmup, DurationS: *duration, Connections: *conns,
+			Cases: list(*cases), Stacks: list(*stacks), Extra: ex,
+		},
+		Tools:    tl,
+		Images:   map[string]manifest.Image{},
+		Runs:     []manifest.Run{},
+		Failures: []manifest.Failure{},
+	}
+	return manifest.Write(dir, m)
+}
+
+// readEnv reads a host profile's KEY=VALUE lines (comments and blanks skipped).
+func readEnv(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: not KEY=VALUE", path, n)
+		}
+		out[k] = strings.Trim(v, `"'`)
+	}
+	return out, sc.Err()
+}
+
+// update loads the manifest, lets fn change it, and writes it back.
+func update(dir string, args []string, fn func(*manifest.Manifest, []string) error) error {
+	m, err := manifest.Read(dir)
+	if err != nil {
+		return err
+	}
+	if err := fn(m, args); err != nil {
+		return err
+	}
+	return manifest.Write(dir, m)
+}
+
+func image(m *manifest.Manifest, args []string) error {
+	if len(args) < 1 {
+		return fmt.Errorf("want STACK")
+	}
+	fl := flag.NewFlagSet("record image", flag.ContinueOnError)
+	tag := fl.String("tag", "", "image tag")
+	id := fl.String("id", "", "image id")
+	size := fl.Int64("size", 0, "unpacked bytes")
+	comp := fl.Int64("compressed", 0, "gzipped bytes of docker save")
+	digest := fl.String("digest", "", "content digest")
+	if err := fl.Parse(args[1:]); err != nil {
+		return err
+	}
+	m.Images[args[0]] = manifest.Image{Tag: *tag, ID: *id, SizeBytes: *size, Compressed: *comp, Digest: *digest}
+	return nil
+}
+
+func readJSONFile(path string) (json.RawMessage, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("%s: not valid JSON", path)
+	}
+	return json.RawMessage(strings.TrimSpace(string(b))), nil
+}
+
+func run(m *manifest.Manifest, args []string) error {
+	if len(args) < 1 {
+		return fmt.Errorf("want N")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < 1 {
+		return fmt.Errorf("run %q: want a run number from 1", args[0])
+	}
+	fl := flag.NewFlagSet("record run", flag.ContinueOnError)
+	order := fl.String("order", "", "stacks in the order they ran")
+	quiet := fl.String("quiet", "", "JSON evidence of the quiet-host check")
+	discarded := fl.String("discarded", "", "JSON evidence of a discarded attempt")
+	if err := fl.Parse(args[1:]); err != nil {
+		return err
+	}
+	i := sort.Search(len(m.Runs), func(i int) bool { return m.Runs[i].Run >= n })
+	if i == len(m.Runs) || m.Runs[i].Run != n {
+		m.Runs = append(m.Runs, manifest.Run{})
+		copy(m.Runs[i+1:], m.Runs[i:])
+		m.Runs[i] = manifest.Run{Run: n, Discarded: []json.RawMessage{}}
+	}
+	r := &m.Runs[i]
+	if *order != "" {
+		r.Order = list(*order)
+	}
+	if *quiet != "" {
+		if r.Quiet, err = readJSONFile(*quiet); err != nil {
+			return err
+		}
+	}
+	if *discarded != "" {
+		ev, err := readJSONFile(*discarded)
+		if err != nil {
+			return err
+		}
+		r.Discarded = append(r.Discarded, ev)
+	}
+	return nil
+}
+
+func failure(m *manifest.Manifest, args []string) error {
+	fl := flag.NewFlagSet("record failure", flag.ContinueOnError)
+	n := fl.Int("run", 0, "run number")
+	stack := fl.String("stack", "", "stack")
+	cs := fl.String("case", "", "case")
+	reason := fl.String("reason", "", "one line: what went wrong")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	m.Failures = append(m.Failures, manifest.Failure{Run: *n, Stack: *stack, Case: *cs, Reason: *reason})
+	return nil
+}
+
+func finish(m *manifest.Manifest, args []string) error {
+	fl := flag.NewFlagSet("record finish", flag.ContinueOnError)
+	incomplete := fl.String("incomplete", "", "why the run did not complete")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	m.EndedAt = time.Now().UTC().Format(time.RFC3339)
+	m.Complete = *incomplete == ""
+	m.IncompleteReason = *incomplete
+	return nil
+}
+
+// writeChecksums lists every file under dir/raw in sha256sum's format,
+// sorted by path, into dir/checksums.sha256.
+func writeChecksums(dir string) error {
+	var lines []string
+	raw := filepath.Join(dir, "raw")
+	err := filepath.WalkDir(raw, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		lines = append(lines, hex.EncodeToString(h.Sum(nil))+"  "+filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	sort.Slice(lines, func(i, j int) bool { return lines[i][66:] < lines[j][66:] })
+	out := strings.Join(lines, "\n")
+	if out != "" {
+		out += "\n"
+	}
+	tmp := filepath.Join(dir, ".checksums.tmp")
+	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, "checksums.sha256"))
+}

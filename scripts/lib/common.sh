@@ -1,0 +1,21 @@
+# shellcheck shell=bash
+# Helpers every lab script sources: messages, pinned versions, paths.
+
+LAB_ROOT=${LAB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+
+die() { # die MESSAGE: one line on stderr, exit 1
+  echo "$*" >&2
+  exit 1
+}
+
+note() { echo "$*" >&2; }
+
+# pinned KEY: the version versions.json pins for KEY (a unique key anywhere
+# in the file, e.g. oha, just, go, docker.io). Read with sed, not jq: the
+# bootstrap needs it before any tool is installed.
+pinned() {
+  local v
+  v=$(sed -n "s/^ *\"$1\": *\"\([^\"]*\)\".*/\1/p" "$LAB_ROOT/versions.json" | head -n1)
+  [[ -n "$v" ]] || die "versions.json: no version pinned for '$1'"
+  echo "$v"
+}

@@ -1,0 +1,63 @@
+# shellcheck shell=bash
+# Host profiles (hosts/<name>.env): which CPUs each role gets, the app's memory
+# limit, connections and the quiet-host thresholds. See hosts/README.md.
+
+# cpu_list_expand LIST: "0-2,5" -> "0 1 2 5"
+cpu_list_expand() {
+  local part out=() parts
+  IFS=, read -ra parts <<<"$1"
+  for part in "${parts[@]}"; do
+    if [[ "$part" =~ ^([0-9]+)-([0-9]+)$ ]]; then
+      local i
+      for ((i = BASH_REMATCH[1]; i <= BASH_REMATCH[2]; i++)); do out+=("$i"); done
+    elif [[ "$part" =~ ^[0-9]+$ ]]; then
+      out+=("$part")
+    else
+      return 1
+    fi
+  done
+  echo "${out[*]}"
+}
+
+# cpu_count LIST: how many CPUs a list names
+cpu_count() { local c; c=$(cpu_list_expand "$1") || return 1; wc -w <<<"$c"; }
+
+# host_profile_path: hosts/$HOST.env, or the machine's own profile
+# (hosts/<hostname>.env if there is one, else hosts/local.env).
+host_profile_path() {
+  if [[ -n "${HOST_PROFILE:-}" ]]; then
+    echo "$LAB_ROOT/hosts/$HOST_PROFILE.env"
+  elif [[ -f "$LAB_ROOT/hosts/$(hostname).env" ]]; then
+    echo "$LAB_ROOT/hosts/$(hostname).env"
+  else
+    echo "$LAB_ROOT/hosts/local.env"
+  fi
+}
+
+host_profiles() {
+  local f
+  for f in "$LAB_ROOT"/hosts/*.env; do basename "$f" .env; done | tr '\n' ' '
+}
+
+# load_host_profile: source the profile and refuse one this host cannot honour.
+load_host_profile() {
+  HOST_PROFILE_FILE=$(host_profile_path)
+  [[ -f "$HOST_PROFILE_FILE" ]] || die "host profile $HOST_PROFILE_FILE: no such file (profiles: $(host_profiles))"
+  # shellcheck source=hosts/local.env
+  source "$HOST_PROFILE_FILE"
+  local key
+  for key in HOST_NAME APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS APP_MEMORY CONNECTIONS; do
+    [[ -n "${!key:-}" ]] || die "host profile $HOST_PROFILE_FILE: $key is not set"
+  done
+  local online cpu role
+  online=$(cpu_list_expand "$(cat /sys/devices/system/cpu/online)")
+  for role in APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS; do
+    local cpus
+    cpus=$(cpu_list_expand "${!role}") || die "host profile $HOST_PROFILE_FILE: $role=${!role} is not a CPU list like 0-3,6"
+    for cpu in $cpus; do
+      [[ " $online " == *" $cpu "* ]] || die "host profile $HOST_PROFILE_FILE: $role=${!role} names CPU $cpu, but this host has CPUs $(cat /sys/devices/system/cpu/online)"
+    done
+  done
+  APP_CPU_COUNT=$(cpu_count "$APP_CPUS")
+  export HOST_NAME APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS APP_MEMORY CONNECTIONS APP_CPU_COUNT HOST_PROFILE_FILE
+}

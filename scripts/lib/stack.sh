@@ -1,0 +1,113 @@
+# shellcheck shell=bash
+# Stacks and their images: find a stack's image, start it exactly as the bench
+# does, wait for it, stop it. scripts/verify and scripts/bench both use these,
+# so a stack is verified the way it is measured.
+
+# stack_names: every stack folder (those with a stack.env), base and upstream excluded
+stack_names() {
+  local d
+  for d in "$LAB_ROOT"/stacks/*/; do
+    d=$(basename "$d")
+    [[ -f "$LAB_ROOT/stacks/$d/stack.env" && "$d" != base && "$d" != upstream ]] && echo "$d"
+  done
+}
+
+# image_inputs_hash NAME: sha256 over the files of stacks/NAME (as git sees
+# them: tracked and untracked-but-not-ignored) and the ids of the images it
+# is built on. Same inputs, same tag: an unchanged stack is not rebuilt.
+image_inputs_hash() {
+  local name=$1 dep deps
+  deps=$(stack_env_get "$name" DEPENDS)
+  {
+    (cd "$LAB_ROOT" && git ls-files --cached --others --exclude-standard -- "stacks/$name" | LC_ALL=C sort |
+      while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
+    for dep in $deps; do echo "$dep $(docker image inspect -f '{{.Id}}' "$(image_tag "$dep")" 2>/dev/null)"; done
+  } | sha256sum | cut -c1-12
+}
+
+image_tag() { echo "stacklab/$1:$(image_inputs_hash "$1")"; }
+
+# stack_env_get NAME KEY: one value from stacks/NAME/stack.env
+stack_env_get() {
+  local file="$LAB_ROOT/stacks/$1/stack.env"
+  [[ -f "$file" ]] || die "stacks/$1: no stack.env (is '$1' a stack? stacks: $(stack_names | tr '\n' ' '))"
+  # shellcheck source=/dev/null
+  (set +u; source "$file"; echo "${!2:-}")
+}
+
+# require_image NAME: the tag of NAME's built image, or a line saying to build it
+require_image() {
+  local tag
+  tag=$(image_tag "$1")
+  docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag for stacks/$1 is not built: run 'just images $1'"
+  echo "$tag"
+}
+
+# stack_start NAME DATA_DIR CONTAINER PORT UPSTREAM_URL: start NAME's image
+# pinned to the app CPUs with the memory limit, on the host network, with
+# DATA_DIR (holding a fresh app.db) as /data. Prints the container id.
+stack_start() {
+  local name=$1 data=$2 container=$3 port=$4 upstream=$5 tag
+  tag=$(require_image "$name")
+  docker run -d --name "$container" --label stacklab=1 --network host \
+    --cpuset-cpus "$APP_CPUS" --memory "$APP_MEMORY" \
+    -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" \
+    -e LAB_CPUS="$APP_CPU_COUNT" -v "$data:/data" "$tag" >/dev/null
+  docker inspect -f '{{.Id}}' "$container"
+}
+
+# wait_up URL TIMEOUT_S: poll until the first 200, print the milliseconds it took
+wait_up() {
+  local url=$1 timeout=$2 start now
+  start=$(date +%s%N)
+  while true; do
+    if curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null; then
+      now=$(date +%s%N)
+      echo $(((now - start) / 1000000))
+      return 0
+    fi
+    now=$(date +%s%N)
+    (((now - start) / 1000000000 >= timeout)) && return 1
+    sleep 0.02
+  done
+}
+
+# container_running CONTAINER: is it still up?
+container_running() { [[ "$(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == true ]]; }
+
+# stack_stop CONTAINER: SIGTERM, up to 5 s (APP.md), then remove
+stack_stop() { docker rm -f "$1" >/dev/null 2>&1 || true; }
+
+# stack_stop_graceful CONTAINER: stop with the 5 s grace APP.md allows, then remove
+stack_stop_graceful() {
+  docker stop -t 5 "$1" >/dev/null 2>&1 || true
+  docker rm -f "$1" >/dev/null 2>&1 || true
+}
+
+# fresh_database DIR: DIR/app.db freshly seeded (DIR is created or emptied)
+fresh_database() {
+  local dir=$1
+  mkdir -p "$dir"
+  rm -f "$dir"/app.db "$dir"/app.db-wal "$dir"/app.db-shm
+  lab_tool seed "$dir/app.db" >/dev/null
+}
+
+# lab_tool NAME ARGS...: run one of the lab's Go programs, built into .tools/bin
+# by scripts/build-tools (or with go run when it has not been built).
+lab_tool() {
+  local name=$1
+  shift
+  if [[ -x "$LAB_ROOT/.tools/bin/$name" ]]; then
+    "$LAB_ROOT/.tools/bin/$name" "$@"
+  else
+    (cd "$LAB_ROOT" && go run "./$(lab_tool_pkg "$name")" "$@")
+  fi
+}
+
+lab_tool_pkg() {
+  local d
+  for d in stacks analysis probes; do
+    [[ -d "$LAB_ROOT/$d/$1" ]] && { echo "$d/$1"; return; }
+  done
+  die "no lab program named $1 under stacks/, analysis/ or probes/"
+}
