@@ -1,0 +1,302 @@
+// poolwait answers: how long do requests wait for a pooled database
+// connection, against how long they hold it? W workers send requests through
+// database/sql with a pool of P connections to SQLite; each request takes a
+// connection (waiting at most the acquire timeout T), writes one row, and
+// gives it back. --stall EVERY:FOR makes another connection hold the write
+// lock now and then, so a short T turns the stall into errors and a long T
+// into latency.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"stacklab/probes/cli"
+	"stacklab/probes/walwriter"
+)
+
+const help = `poolwait: how long do requests wait for a pooled connection, against how long they hold it?
+
+Usage: poolwait [--workers 16] [--pool 4] [--timeout 500ms,5s] [--duration 10s]
+                [--stall EVERY:FOR] [--think 0] [--dir DIR] [--out FILE]
+
+--workers goroutines each send requests back to back (after --think) through
+one database/sql pool of --pool connections (SetMaxOpenConns and
+SetMaxIdleConns) to a fresh SQLite WAL database. A request takes a connection
+with db.Conn under the acquire timeout, then writes one row (BEGIN IMMEDIATE,
+INSERT, COMMIT; busy_timeout 5000) and gives the connection back. Per
+request: wait (to get a connection), hold (while it had one), outcome (ok,
+acquire timeout, database error).
+
+--stall EVERY:FOR: every EVERY, a connection outside the pool takes the write
+lock and holds it for FOR, as a long transaction or a checkpoint would.
+--timeout takes a list: the run is repeated for each acquire timeout.
+
+Examples:
+  poolwait --stall 2s:1s                          # 500ms vs 5s acquire timeout
+  poolwait --workers 64 --pool 8 --timeout 1s --duration 20s --out requests.jsonl
+`
+
+type options struct {
+	workers, pool int
+	timeouts      []time.Duration
+	duration      time.Duration
+	stallEvery    time.Duration
+	stallFor      time.Duration
+	think         time.Duration
+	dir           string
+}
+
+func main() {
+	fs := flag.NewFlagSet("poolwait", flag.ContinueOnError)
+	var o options
+	fs.IntVar(&o.workers, "workers", 16, "concurrent requests (like a server's worker count)")
+	fs.IntVar(&o.pool, "pool", 4, "connections in the pool")
+	timeouts := fs.String("timeout", "500ms,5s", "acquire timeout, or a comma list to compare")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "how long each run lasts")
+	stall := fs.String("stall", "", "EVERY:FOR, e.g. 2s:1s: hold the write lock FOR, every EVERY")
+	fs.DurationVar(&o.think, "think", 0, "pause between one worker's requests")
+	fs.StringVar(&o.dir, "dir", os.TempDir(), "directory for the database")
+	out := fs.String("out", "", "write every request as JSON lines here")
+	cli.Parse(fs, os.Args[1:], help)
+	var err error
+	if o.timeouts, err = parseTimeouts(*timeouts); err != nil {
+		cli.Usage("poolwait", "--timeout %q: %v", *timeouts, err)
+	}
+	if o.stallEvery, o.stallFor, err = parseStall(*stall); err != nil {
+		cli.Usage("poolwait", "--stall %q: %v", *stall, err)
+	}
+	switch {
+	case o.workers < 1 || o.workers > 10000:
+		cli.Usage("poolwait", "--workers %d: want 1 to 10000", o.workers)
+	case o.pool < 1 || o.pool > 1000:
+		cli.Usage("poolwait", "--pool %d: want 1 to 1000", o.pool)
+	case o.duration <= 0:
+		cli.Usage("poolwait", "--duration %v: must be positive", o.duration)
+	case o.think < 0:
+		cli.Usage("poolwait", "--think %v: must not be negative", o.think)
+	}
+	if fi, err := os.Stat(o.dir); err != nil || !fi.IsDir() {
+		cli.Usage("poolwait", "--dir %s: not a directory", o.dir)
+	}
+	var enc *json.Encoder
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			cli.Fail("poolwait", "--out: %v", err)
+		}
+		defer f.Close()
+		enc = json.NewEncoder(f)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var runs []*Run
+	for i, t := range o.timeouts {
+		fmt.Fprintf(os.Stderr, "poolwait: run %d of %d, acquire timeout %v, %v…\n", i+1, len(o.timeouts), t, o.duration)
+		r, err := runOnce(ctx, o, t)
+		if err != nil {
+			cli.Fail("poolwait", "acquire timeout %v: %v", t, err)
+		}
+		runs = append(runs, r)
+		if enc != nil {
+			for _, q := range r.Requests {
+				enc.Encode(q)
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	report(os.Stdout, runs, o)
+}
+
+func parseTimeouts(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, p := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%q is not a positive duration", p)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func parseStall(s string) (every, hold time.Duration, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, 0, errors.New("want EVERY:FOR, e.g. 2s:1s")
+	}
+	if every, err = time.ParseDuration(a); err != nil || every <= 0 {
+		return 0, 0, fmt.Errorf("EVERY %q is not a positive duration", a)
+	}
+	if hold, err = time.ParseDuration(b); err != nil || hold <= 0 {
+		return 0, 0, fmt.Errorf("FOR %q is not a positive duration", b)
+	}
+	if hold >= every {
+		return 0, 0, fmt.Errorf("FOR %v must be shorter than EVERY %v", hold, every)
+	}
+	return every, hold, nil
+}
+
+// Outcomes of a request.
+const (
+	OK             = "ok"
+	AcquireTimeout = "acquire_timeout"
+	DBError        = "db_error"
+)
+
+// Request is one request as a worker saw it.
+type Request struct {
+	TimeoutMs int64  `json:"acquire_timeout_ms"`
+	TUs       int64  `json:"t_us"` // when it started, from the run's start
+	Worker    int    `json:"worker"`
+	WaitUs    int64  `json:"wait_us"`
+	HoldUs    int64  `json:"hold_us"`
+	Outcome   string `json:"outcome"`
+	Err       string `json:"err,omitempty"`
+}
+
+// Run is one acquire timeout's results.
+type Run struct {
+	Timeout  time.Duration
+	Elapsed  time.Duration
+	Requests []Request
+	Stalls   int // write-lock holds injected
+}
+
+func runOnce(ctx context.Context, o options, timeout time.Duration) (*Run, error) {
+	dir, err := os.MkdirTemp(o.dir, "stacklab-poolwait-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "poolwait.db")
+	db, err := sql.Open("sqlite3", walwriter.DSN(path, "NORMAL"))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(o.pool)
+	db.SetMaxIdleConns(o.pool)
+	if _, err := db.Exec("CREATE TABLE bench_events(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL)"); err != nil {
+		return nil, err
+	}
+	r := &Run{Timeout: timeout}
+	runCtx, cancel := context.WithTimeout(ctx, o.duration)
+	defer cancel()
+	start := time.Now()
+	var wg sync.WaitGroup
+	if o.stallEvery > 0 {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.Stalls = holdWriteLock(runCtx, path, o.stallEvery, o.stallFor) }()
+	}
+	var mu sync.Mutex
+	payload := strings.Repeat("x", 200)
+	for w := 1; w <= o.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for runCtx.Err() == nil {
+				q := request(runCtx, db, timeout, payload)
+				q.TUs, q.Worker, q.TimeoutMs = q.TUs-start.UnixMicro(), w, timeout.Milliseconds()
+				if runCtx.Err() != nil && q.Outcome != OK {
+					return // cut off by the end of the run, not by the pool
+				}
+				mu.Lock()
+				r.Requests = append(r.Requests, q)
+				mu.Unlock()
+				if o.think > 0 {
+					time.Sleep(o.think)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	r.Elapsed = time.Since(start)
+	return r, nil
+}
+
+// request takes a connection under the acquire timeout and writes one row.
+func request(ctx context.Context, db *sql.DB, timeout time.Duration, payload string) Request {
+	t0 := time.Now()
+	q := Request{TUs: t0.UnixMicro()}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	c, err := db.Conn(actx)
+	cancel()
+	t1 := time.Now()
+	q.WaitUs = t1.Sub(t0).Microseconds()
+	if err != nil {
+		q.Outcome, q.Err = AcquireTimeout, err.Error()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			q.Outcome = DBError
+		}
+		return q
+	}
+	err = write(c, payload)
+	c.Close() // back to the pool
+	q.HoldUs = time.Since(t1).Microseconds()
+	q.Outcome = OK
+	if err != nil {
+		q.Outcome, q.Err = DBError, err.Error()
+	}
+	return q
+}
+
+func write(c *sql.Conn, payload string) error {
+	bg := context.Background()
+	if _, err := c.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	if _, err := c.ExecContext(bg, "INSERT INTO bench_events(payload, created_at) VALUES (?, ?)", payload, time.Now().UnixMilli()); err != nil {
+		c.ExecContext(bg, "ROLLBACK")
+		return err
+	}
+	_, err := c.ExecContext(bg, "COMMIT")
+	return err
+}
+
+// holdWriteLock takes the write lock from outside the pool every `every`
+// and keeps it for `hold`; it returns how many times it did.
+func holdWriteLock(ctx context.Context, path string, every, hold time.Duration) int {
+	db, err := sql.Open("sqlite3", walwriter.DSN(path, "NORMAL"))
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	n := 0
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return n
+		case <-tick.C:
+		}
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			continue
+		}
+		if _, err := c.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err == nil {
+			n++
+			time.Sleep(hold)
+			c.ExecContext(context.Background(), "COMMIT")
+		}
+		c.Close()
+	}
+}
