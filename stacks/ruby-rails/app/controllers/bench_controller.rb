@@ -1,0 +1,37 @@
+class BenchController < ApplicationController
+  # A machine endpoint, not a form: no CSRF token to check.
+  skip_forgery_protection
+
+  PAYLOAD = ("stacklab-bench-event-" + "x" * 179).freeze # 200 ASCII bytes
+
+  def upstream
+    response = Upstream.delay
+    if response.code == "200"
+      render json: { ok: true, upstream: 200 }
+    else
+      render json: { ok: false, error: "upstream answered #{response.code}" }, status: :bad_gateway
+    end
+  rescue SystemCallError, IOError, Timeout::Error, Net::HTTPBadResponse, ConnectionPool::TimeoutError => e
+    render json: { ok: false, error: "#{e.class}: #{e.message}" }, status: :bad_gateway
+  end
+
+  # create! runs in a transaction, which the SQLite initializer makes
+  # BEGIN IMMEDIATE.
+  def write
+    event = BenchEvent.create!(payload: PAYLOAD, created_at: Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond))
+    render json: { ok: true, id: event.id }
+  rescue ActiveRecord::ActiveRecordError => e
+    render json: { ok: false, error: e.message }, status: :service_unavailable
+  end
+
+  def read
+    render json: { ok: true, count: BenchEvent.count, latest: BenchEvent.latest.as_json }
+  end
+
+  PRAGMAS = %w[journal_mode synchronous busy_timeout cache_size mmap_size journal_size_limit foreign_keys].freeze
+
+  def pragmas
+    connection = ActiveRecord::Base.connection
+    render json: PRAGMAS.to_h { |name| [name, connection.select_value("PRAGMA #{name}")] }
+  end
+end
