@@ -27,6 +27,12 @@ type Config struct {
 	// Autocheckpoint is PRAGMA wal_autocheckpoint: 0 turns automatic
 	// checkpoints off, a negative value keeps SQLite's default (1000 pages).
 	Autocheckpoint int
+	// KeepRows bounds the table: each commit also deletes the rows older
+	// than the newest KeepRows, so a long run reuses pages instead of
+	// growing the file (0: keep everything).
+	KeepRows int
+	// Pragmas run on every writer's connection, e.g. "journal_size_limit = 67108864".
+	Pragmas []string
 }
 
 // Commit is one transaction as a writer saw it.
@@ -84,6 +90,11 @@ func Run(ctx context.Context, cfg Config, start time.Time, emit func(Commit)) er
 			return err
 		}
 		defer c.Close()
+		for _, p := range cfg.Pragmas {
+			if _, err := c.ExecContext(ctx, "PRAGMA "+p); err != nil {
+				return fmt.Errorf("PRAGMA %s: %v", p, err)
+			}
+		}
 		if cfg.Autocheckpoint >= 0 {
 			if _, err := c.ExecContext(ctx, fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", cfg.Autocheckpoint)); err != nil {
 				return err
@@ -102,7 +113,7 @@ func Run(ctx context.Context, cfg Config, start time.Time, emit func(Commit)) er
 				rand.Read(payload) // incompressible, and every page really changes
 				before, _ := ReadIndex(cfg.Path)
 				t0 := time.Now()
-				err := commit(c, payload)
+				err := commit(c, payload, cfg.KeepRows)
 				t1 := time.Now()
 				if ctx.Err() != nil && err != nil {
 					return // cut off by the deadline: not a result
@@ -127,15 +138,20 @@ func Run(ctx context.Context, cfg Config, start time.Time, emit func(Commit)) er
 
 // commit runs one transaction. It does not take ctx: a commit in flight at
 // the deadline finishes, so no transaction is left half done.
-func commit(c *sql.Conn, payload []byte) error {
+func commit(c *sql.Conn, payload []byte, keep int) error {
 	bg := context.Background()
 	if _, err := c.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
-	if _, err := c.ExecContext(bg, "INSERT INTO bench_events(payload, created_at) VALUES (?, ?)", payload, time.Now().UnixMilli()); err != nil {
+	res, err := c.ExecContext(bg, "INSERT INTO bench_events(payload, created_at) VALUES (?, ?)", payload, time.Now().UnixMilli())
+	if err == nil && keep > 0 {
+		id, _ := res.LastInsertId()
+		_, err = c.ExecContext(bg, "DELETE FROM bench_events WHERE id <= ?", id-int64(keep))
+	}
+	if err != nil {
 		c.ExecContext(bg, "ROLLBACK")
 		return err
 	}
-	_, err := c.ExecContext(bg, "COMMIT")
+	_, err = c.ExecContext(bg, "COMMIT")
 	return err
 }

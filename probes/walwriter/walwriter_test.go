@@ -66,3 +66,24 @@ func TestRunCommitsAndSeesCheckpoints(t *testing.T) {
 	}
 	os.Remove(path)
 }
+
+func TestKeepRowsBoundsTheTable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	n := 0
+	err := Run(ctx, Config{Path: path, Writers: 2, RowBytes: 512, Synchronous: "NORMAL", Autocheckpoint: -1, KeepRows: 10, Pragmas: []string{"journal_size_limit = 1048576"}}, time.Now(), func(Commit) { n++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := sql.Open("sqlite3", path)
+	defer db.Close()
+	var rows int
+	db.QueryRow("SELECT count(*) FROM bench_events").Scan(&rows)
+	if n < 20 || rows != 10 {
+		t.Errorf("%d commits left %d rows, want 10", n, rows)
+	}
+	if err := Run(ctx, Config{Path: path, Writers: 1, RowBytes: 1, Synchronous: "NORMAL", Pragmas: []string{"no_such_thing = ("}}, time.Now(), func(Commit) {}); err == nil {
+		t.Error("a bad pragma was accepted")
+	}
+}
