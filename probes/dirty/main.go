@@ -389,11 +389,15 @@ func printCompare(w io.Writer, rs []Result, o options) {
 		for _, s := range r.Stalls {
 			longest = max(longest, s.Gap.Len())
 		}
+		long := "-"
+		if longest > 0 {
+			long = latency.Short(longest)
+		}
 		exit := "finished"
 		if r.Case.Exit != "" {
 			exit = r.Case.Exit
 		}
-		fmt.Fprintf(w, "  %-18s %10.0f %8d %9s %9s %18s %10s  %s\n", r.Case.Label, r.PerSec, len(r.Stalls), latency.Short(longest), latency.Short(r.Latency.P99), cli.Bytes(r.PeakDirtyWB), cli.Bytes(r.Share), exit)
+		fmt.Fprintf(w, "  %-18s %10.0f %8d %9s %9s %18s %10s  %s\n", r.Case.Label, r.PerSec, len(r.Stalls), long, latency.Short(r.Latency.P99), cli.Bytes(r.PeakDirtyWB), cli.Bytes(r.Share), exit)
 	}
 	for _, r := range rs {
 		fmt.Fprintf(w, "\n%s: %s\n", r.Case.Label, verdict(r, o.stall))
