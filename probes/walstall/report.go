@@ -33,7 +33,7 @@ func findStalls(r *Run, min time.Duration) []Stall {
 		s := Stall{Commit: c}
 		if c.Backfilled > 0 {
 			s.Checkpoint = true
-			s.Coincided = append(s.Coincided, fmt.Sprintf("it ran an automatic checkpoint (%d frames copied)", c.Backfilled))
+			s.Coincided = append(s.Coincided, fmt.Sprintf("an automatic checkpoint ran during it (%d frames copied)", c.Backfilled))
 		}
 		for _, k := range r.Checkpoints {
 			kf, kt := us(k.StartUs), us(k.StartUs+k.LatencyUs)
@@ -122,7 +122,7 @@ func printRun(r *Run, o options) {
 		}
 	}
 	if len(auto) > 0 {
-		fmt.Fprintf(w, "automatic checkpoints: %d, each inside the commit that triggered it; those commits: %s\n", len(auto), latency.Of(auto))
+		fmt.Fprintf(w, "commits during which an automatic checkpoint ran: %d (one checkpoint can overlap several commits); those commits: %s\n", len(auto), latency.Of(auto))
 	} else {
 		fmt.Fprintln(w, "automatic checkpoints: none seen")
 	}

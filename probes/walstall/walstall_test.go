@@ -58,7 +58,7 @@ func TestFindStallsSaysWhatCoincided(t *testing.T) {
 		t.Fatalf("%d stalls, want 3", len(st))
 	}
 	want := [][]string{
-		{"automatic checkpoint (1000 frames copied)", "WAL 4.0 MiB", "host dirty 300.0 MiB, writeback 8.0 MiB, io pressure some avg10 42.5%"},
+		{"an automatic checkpoint ran during it (1000 frames copied)", "WAL 4.0 MiB", "host dirty 300.0 MiB, writeback 8.0 MiB, io pressure some avg10 42.5%"},
 		{"forced TRUNCATE checkpoint at 1.80s took 150ms (420 frames)", "WAL 1.0 MiB"},
 		{"WAL 2.0 MiB"},
 	}
