@@ -134,7 +134,9 @@ func SummaryLine(desc string, s timeline.Summary) string {
 	} else {
 		b.WriteString(" cpu n/a")
 	}
-	if s.CPUThrottledS != nil && s.CPUPeriods != nil && s.CPUThrottledPeriods != nil {
+	if s.CPUPeriods != nil && *s.CPUPeriods == 0 {
+		b.WriteString(", no CPU quota (no CFS periods)")
+	} else if s.CPUThrottledS != nil && s.CPUPeriods != nil && s.CPUThrottledPeriods != nil {
 		fmt.Fprintf(&b, ", throttled %.2f s (%d of %d periods)", *s.CPUThrottledS, *s.CPUThrottledPeriods, *s.CPUPeriods)
 	} else {
 		b.WriteString(", throttling n/a")

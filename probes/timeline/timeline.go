@@ -221,7 +221,14 @@ func (r *Reader) ReadAll() ([]Sample, error) {
 	}
 }
 
-// ReadFile reads the timeline at path (see Reader.ReadAll).
+// ReadFile reads the timeline at path (see Reader.ReadAll). A sampler killed
+// mid-write leaves a truncated last line; to keep what came before it:
+//
+//	samples, err := timeline.ReadFile(path)
+//	var le *timeline.LineError
+//	if errors.As(err, &le) && le.Truncated {
+//		err = nil // samples holds every complete line
+//	}
 func ReadFile(path string) ([]Sample, error) {
 	f, err := os.Open(path)
 	if err != nil {
