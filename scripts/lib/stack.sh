@@ -45,11 +45,13 @@ require_image() {
 
 # stack_start NAME DATA_DIR CONTAINER PORT UPSTREAM_URL: start NAME's image
 # pinned to the app CPUs with the memory limit, on the host network, with
-# DATA_DIR (holding a fresh app.db) as /data. Prints the container id.
+# DATA_DIR (holding a fresh app.db) as /data. Extra arguments go to docker run.
+# Prints the container id.
 stack_start() {
   local name=$1 data=$2 container=$3 port=$4 upstream=$5 tag
+  shift 5
   tag=$(require_image "$name")
-  docker run -d --name "$container" --label stacklab=1 --network host \
+  docker run -d --name "$container" --label stacklab=1 "$@" --network host \
     --cpuset-cpus "$APP_CPUS" --memory "$APP_MEMORY" \
     -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" \
     -e LAB_CPUS="$APP_CPU_COUNT" -v "$data:/data" "$tag" >/dev/null
@@ -103,6 +105,9 @@ lab_tool() {
     (cd "$LAB_ROOT" && go run "./$(lab_tool_pkg "$name")" "$@")
   fi
 }
+
+# lab_tool_path NAME: the built binary (scripts/build-tools builds them all)
+lab_tool_path() { echo "$LAB_ROOT/.tools/bin/$1"; }
 
 lab_tool_pkg() {
   local d

@@ -1,0 +1,220 @@
+# shellcheck shell=bash
+# The bench's outer loop: the lock, the results folder, runs in alternating
+# order, the quiet-host gate, and a cleanup that leaves nothing behind on any
+# exit path. Sourced by scripts/bench after its arguments are parsed.
+
+APP_PORT=${LAB_APP_PORT:-8080}
+UPSTREAM_PORT=${LAB_UPSTREAM_PORT:-9090}
+BENCH_ID="bench-$$"
+WORK="$LAB_ROOT/.work/$BENCH_ID"
+BG_PIDS=()          # samplers, watchers and load generators running now
+FINISHED=0          # set once the manifest is closed normally
+INTERRUPTED=""      # the signal that ended the bench, if any
+FAILED_CASES=0
+
+bench_lock() {
+  mkdir -p "$LAB_ROOT/.work"
+  exec 9>"$LAB_ROOT/.work/bench.lock"
+  if ! flock -n 9; then
+    die "bench: another bench holds the lab ($(cat "$LAB_ROOT/.work/bench.owner" 2>/dev/null || echo 'owner unknown')); wait for it or stop it"
+  fi
+  echo "pid $$, started $(date -u +%FT%TZ), writing ${RESULTS_ROOT}" >"$LAB_ROOT/.work/bench.owner"
+}
+
+# cleanup runs on every exit: stop what the bench started, close the manifest.
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  local pid
+  for pid in "${BG_PIDS[@]}"; do kill_tree "$pid"; done
+  for pid in "${BG_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  docker ps -aq --filter "label=stacklab.bench=$BENCH_ID" | xargs -r docker rm -f >/dev/null 2>&1 || true
+  if ((FINISHED == 0)) && [[ -n "${RUN_DIR:-}" && -f "$RUN_DIR/manifest.json" ]]; then
+    local why=${INTERRUPTED:+interrupted by $INTERRUPTED}
+    lab_tool record finish "$RUN_DIR" --incomplete "${why:-bench exited early (status $rc)}" || true
+    note "bench: stopped; ${RUN_DIR#"$LAB_ROOT"/} is marked incomplete (its raw files are kept)"
+  fi
+  rm -rf "$WORK"
+  rm -f "$LAB_ROOT/.work/bench.owner"
+  exit "$rc"
+}
+
+# kill_tree PID: TERM a background job and everything it started (oha runs
+# two subshells below the job the bench remembers).
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill -TERM "$1" 2>/dev/null || true
+}
+
+on_signal() {
+  INTERRUPTED=$1
+  note "bench: $1 received, cleaning up"
+  [[ "$1" == SIGINT ]] && exit 130
+  exit 143
+}
+
+# in_background CMD...: start CMD, remember its pid in BG_PID and BG_PIDS
+in_background() {
+  "$@" &
+  BG_PID=$!
+  BG_PIDS+=("$BG_PID")
+}
+
+# finish_background PID: wait for PID (interruptible by a signal) and forget it
+finish_background() {
+  local rc=0 p keep=()
+  wait "$1" || rc=$?
+  for p in "${BG_PIDS[@]}"; do [[ "$p" != "$1" ]] && keep+=("$p"); done
+  BG_PIDS=("${keep[@]}")
+  return "$rc"
+}
+
+new_results_dir() {
+  local base
+  base="$RESULTS_ROOT/$(date -u +%F)-$HOST_NAME-$STUDY${LABEL:+-$LABEL}"
+  RUN_DIR=$base
+  local n=2
+  while [[ -e "$RUN_DIR" ]]; do RUN_DIR="$base-$n"; n=$((n + 1)); done
+  mkdir -p "$RUN_DIR/raw"
+}
+
+lab_commit() {
+  local c
+  c=$(git -C "$LAB_ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+  [[ -n "$(git -C "$LAB_ROOT" status --porcelain -- . ':!results' 2>/dev/null)" ]] && c="$c-dirty"
+  echo "$c"
+}
+
+bench_prepare() {
+  trap cleanup EXIT
+  trap 'on_signal SIGINT' INT
+  trap 'on_signal SIGTERM' TERM
+  mkdir -p "$WORK"
+  "$LAB_ROOT/scripts/build-tools"
+  local needed=("${STACKS[@]}")
+  io_study && needed+=(upstream)
+  "$LAB_ROOT/scripts/images" "${needed[@]}"
+  local commit
+  commit=$(lab_commit)
+  new_results_dir
+  note "bench: study $STUDY, profile $PROFILE, host profile $HOST_NAME, stacks ${STACKS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
+  lab_tool record start "$RUN_DIR" --study "$STUDY" --profile "$PROFILE" --label "$LABEL" \
+    --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
+    --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${CASES[*]}")" --stacks "$(IFS=,; echo "${STACKS[*]}")" \
+    --extra "io_connections=${IO_CONNECTIONS:-512}" --extra "write_rate_cap=$WRITE_RATE" \
+    --extra "app_port=$APP_PORT" --extra "upstream_delay_ms=100" --extra "quiet_gate=$QUIET_GATE" \
+    --tool "oha=$OHA_VERSION" --tool "docker=$(docker version -f '{{.Server.Version}}')" \
+    --tool "go=$(go env GOVERSION)" --tool "just=$(just --version 2>/dev/null | awk '{print $2}')" \
+    --tool "sqlite3=$(sqlite3 --version | awk '{print $1}')" --lab-commit "$commit"
+  local s
+  for s in "${needed[@]}"; do record_image "$s"; done
+}
+
+record_image() {
+  local tag
+  tag=$(require_image "$1")
+  lab_tool record image "$RUN_DIR" "$1" --tag "$tag" \
+    --id "$(docker image inspect -f '{{.Id}}' "$tag")" \
+    --size "$(docker image inspect -f '{{.Size}}' "$tag")" \
+    --compressed "$(cat "$LAB_ROOT/.tools/images/$(docker image inspect -f '{{.Id}}' "$tag" | sed 's/^sha256://').gz-bytes" 2>/dev/null || echo 0)"
+}
+
+io_study() { [[ " ${CASES[*]} " == *" upstream "* || " ${CASES[*]} " == *" write "* ]]; }
+
+# run_order N: the stacks of run N; every other run goes in reverse, so no
+# stack always runs first (cold host) or last (warm, maybe throttled).
+run_order() {
+  local i
+  if (($1 % 2 == 1)); then
+    printf '%s\n' "${STACKS[@]}"
+  else
+    for ((i = ${#STACKS[@]} - 1; i >= 0; i--)); do echo "${STACKS[i]}"; done
+  fi
+}
+
+WINDOWS_DONE=0
+progress() { # progress RUN STACK CASE: one line, with the time left
+  local total=$((RUNS * ${#STACKS[@]} * ${#CASES[@]})) left
+  left=$(((total - WINDOWS_DONE) * (WARMUP + DURATION + 2)))
+  note "bench: run $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $((left / 60))m$(printf '%02d' $((left % 60)))s left"
+}
+
+bench_main() {
+  local run attempt quiet_json
+  io_study && upstream_start
+  for ((run = 1; run <= RUNS; run++)); do
+    attempt=0
+    while true; do
+      quiet_wait
+      quiet_json="$WORK/run-$run.quiet.json"
+      quiet_watch_start "$quiet_json"
+      bench_run "$run"
+      quiet_watch_stop "$quiet_json"
+      if ((QUIET_GATE)) && ! quiet_ok "$quiet_json" && ((attempt < MAX_REDO)); then
+        attempt=$((attempt + 1))
+        note "bench: run $run was not quiet ($(quiet_summary "$quiet_json")); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
+        mkdir -p "$RUN_DIR/raw/discarded"
+        mv "$RUN_DIR/raw/run-$run" "$RUN_DIR/raw/discarded/run-$run-attempt-$attempt"
+        lab_tool record run "$RUN_DIR" "$run" --discarded "$quiet_json"
+        WINDOWS_DONE=$((WINDOWS_DONE - ${#STACKS[@]} * ${#CASES[@]}))
+        continue
+      fi
+      local evidence=()
+      [[ -f "$quiet_json" ]] && evidence=(--quiet "$quiet_json")
+      lab_tool record run "$RUN_DIR" "$run" --order "$(run_order "$run" | paste -sd,)" "${evidence[@]}"
+      break
+    done
+  done
+  bench_finish
+}
+
+bench_run() {
+  local run=$1 stack
+  mkdir -p "$RUN_DIR/raw/run-$run"
+  io_study && upstream_ceiling "$run"
+  while read -r stack; do
+    stack_session "$run" "$stack"
+  done < <(run_order "$run")
+}
+
+bench_finish() {
+  lab_tool record finish "$RUN_DIR"
+  FINISHED=1
+  local rc=0
+  note "bench: measured; summarizing ${RUN_DIR#"$LAB_ROOT"/}"
+  lab_tool summarize "$RUN_DIR" || rc=$?
+  if ((FAILED_CASES)); then
+    note "bench: $FAILED_CASES case(s) failed; see the .error and .log files under ${RUN_DIR#"$LAB_ROOT"/}/raw"
+    rc=1
+  fi
+  return "$rc"
+}
+
+# The quiet-host gate (LAB.md): wait for a low load average before a run,
+# watch other processes during it. --no-quiet skips both (tests).
+quiet_wait() {
+  ((QUIET_GATE)) || return 0
+  local threshold=${QUIET_LOAD:-2.0}
+  if ! lab_tool quiet wait --load "$threshold" --for "${QUIET_FOR}s" --timeout "${QUIET_TIMEOUT}s"; then
+    [[ "$PROFILE" == full ]] && die "bench: the host did not quiet down (1-minute load under $threshold for ${QUIET_FOR} s) within ${QUIET_TIMEOUT} s"
+    note "bench: host not quiet, measuring anyway (quick profile); the evidence goes into the manifest"
+  fi
+}
+
+quiet_watch_start() {
+  QUIET_PID=""
+  ((QUIET_GATE)) || return 0
+  in_background "$(lab_tool_path quiet)" watch --share "${QUIET_CPU_SHARE:-0.5}" --out "$1" --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
+  QUIET_PID=$BG_PID
+}
+
+quiet_watch_stop() {
+  [[ -n "${QUIET_PID:-}" ]] || return 0
+  kill -TERM "$QUIET_PID" 2>/dev/null || true
+  finish_background "$QUIET_PID" || true
+  QUIET_PID=""
+}
+
+quiet_ok() { [[ ! -f "$1" ]] || grep -q '"quiet": *true' "$1"; }
+quiet_summary() { grep -o '"comm": *"[^"]*"' "$1" | head -n 3 | sed 's/"comm": *//' | paste -sd, || true; }
