@@ -254,10 +254,11 @@ func rangeWith(r stat.Range, f func(float64) string) string {
 	if r.N == 0 {
 		return "—"
 	}
-	if r.N == 1 || r.Min == r.Max {
+	lo, hi := f(r.Min), f(r.Max)
+	if r.N == 1 || lo == hi {
 		return f(r.Median)
 	}
-	return fmt.Sprintf("%s (%s–%s)", f(r.Median), f(r.Min), f(r.Max))
+	return fmt.Sprintf("%s (%s–%s)", f(r.Median), lo, hi)
 }
 
 func rangeRate(r stat.Range) string { return rangeWith(r, units.Rate) }
@@ -274,7 +275,7 @@ func cellRatio(r *stat.Range) string {
 	if r == nil {
 		return "—"
 	}
-	if r.N == 1 || r.Min == r.Max {
+	if r.N == 1 || fmt.Sprintf("%.2f", r.Min) == fmt.Sprintf("%.2f", r.Max) {
 		return units.Ratio(r.Median)
 	}
 	return fmt.Sprintf("%s (%.2f–%.2f)", units.Ratio(r.Median), r.Min, r.Max)
@@ -312,12 +313,18 @@ func cellRows(rc []summary.RowsCheck) string {
 		return "—"
 	}
 	var bad []string
+	var extra int64
 	for _, c := range rc {
-		if c.Rows != c.Good {
+		if !c.OK() {
 			bad = append(bad, fmt.Sprintf("run %d: %s rows ≠ %s", c.Run, units.Group(c.Rows), units.Group(c.Good)))
 		}
+		extra += c.Rows - c.Good
 	}
 	if len(bad) == 0 {
+		if extra > 0 {
+			// Writes cut at the deadline may have been committed anyway.
+			return fmt.Sprintf("yes, %d/%d runs (+%s cut at deadline)", len(rc), len(rc), units.Group(extra))
+		}
 		return fmt.Sprintf("yes, %d/%d runs", len(rc), len(rc))
 	}
 	return "✗ " + strings.Join(bad, "; ")

@@ -107,7 +107,13 @@ type RowsCheck struct {
 	Run  int   `json:"run"`
 	Rows int64 `json:"rows"`
 	Good int64 `json:"good"`
+	// Cut is the writes oha abandoned at the deadline: the server may
+	// still have committed them, so up to Cut extra rows are allowed.
+	Cut int64 `json:"deadline_aborts"`
 }
+
+// OK tells whether the row count agrees with the 2xx answers.
+func (rc RowsCheck) OK() bool { return rc.Rows >= rc.Good && rc.Rows <= rc.Good+rc.Cut }
 
 // ResourceRow is one stack's footprint.
 type ResourceRow struct {
@@ -280,14 +286,18 @@ func (s *Summary) caseTable(f *results.Folder, c, baseline string) CaseTable {
 				s.gate(&row, w, w.Writers, "writers: ")
 			}
 			if w.Rows != nil {
-				good := res.Good()
+				writes := res
 				if w.Writers != nil {
-					good = w.Writers.Good()
+					writes = w.Writers
 				}
-				rc := RowsCheck{Run: r.N, Rows: w.Rows.After - w.Rows.Before, Good: good}
+				rc := RowsCheck{Run: r.N, Rows: w.Rows.After - w.Rows.Before, Good: writes.Good(), Cut: writes.DeadlineAborts()}
 				row.RowsCheck = append(row.RowsCheck, rc)
-				if rc.Rows != rc.Good {
-					s.fail(&row, Failure{r.N, stack, c, fmt.Sprintf("the database gained %d rows but %d writes answered 2xx (%s)", rc.Rows, rc.Good, w.RelPath)})
+				if !rc.OK() {
+					cause := fmt.Sprintf("the database gained %d rows but %d writes answered 2xx", rc.Rows, rc.Good)
+					if rc.Cut > 0 {
+						cause += fmt.Sprintf(", %d cut at the deadline", rc.Cut)
+					}
+					s.fail(&row, Failure{r.N, stack, c, cause + " (" + w.RelPath + ")"})
 				}
 			}
 			if lg := w.Loadgen; lg != nil {
