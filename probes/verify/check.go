@@ -614,7 +614,7 @@ func (c *checker) checkUpstream() (string, error) {
 		if a.elapsed < upstreamDelay {
 			return "", fail("GET /bench/upstream: at least the upstream's 100 ms", fmt.Sprintf("%d ms", a.elapsed.Milliseconds()))
 		}
-		return "upstream reachable: answered 200 in " + a.elapsed.Round(time.Millisecond).String(), nil
+		return "200 through the mock in " + a.elapsed.Round(time.Millisecond).String(), nil
 	}
 	// The stack was given the same URL: it must report the failure.
 	a, err := c.do("GET", "/bench/upstream")
@@ -631,7 +631,7 @@ func (c *checker) checkUpstream() (string, error) {
 	if msg, _ := o[1].Val.(string); o[0].Val != false || msg == "" {
 		return "", fail(`GET /bench/upstream (upstream down): {"ok":false,"error":"…"}`, short(o))
 	}
-	return "upstream not reachable: checked the 502 answer", nil
+	return "mock not reachable, the 502 answer checked", nil
 }
 
 func (c *checker) upstreamUp() bool {

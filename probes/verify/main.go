@@ -127,7 +127,13 @@ func report(stack string, results []result) string {
 		}
 	}
 	if len(failed) == 0 {
-		fmt.Fprintf(&b, "%s: PASS, %d checks\n", stack, len(results))
+		up := ""
+		for _, r := range results {
+			if r.Check == "upstream" {
+				up = "; upstream: " + r.Note
+			}
+		}
+		fmt.Fprintf(&b, "%s: PASS, %d checks%s\n", stack, len(results), up)
 	} else {
 		first := firstFailure(results)
 		fmt.Fprintf(&b, "%s: FAIL, %d of %d checks (%s); first: %s: expected %s, got %s\n",
