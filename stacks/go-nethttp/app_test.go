@@ -34,7 +34,7 @@ type fixture struct {
 
 // newFixture seeds a real SQLite file with 30 items (item 30 has
 // nastyTitle) and 5 bench_events, and serves the app over real HTTP.
-func newFixture(t *testing.T, upstreamURL string, pool int) *fixture {
+func newFixture(t testing.TB, upstreamURL string, pool int) *fixture {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "app.db")
 	seed, err := sql.Open("sqlite3", path)
@@ -78,7 +78,7 @@ func newFixture(t *testing.T, upstreamURL string, pool int) *fixture {
 	return &fixture{srv: srv, db: db, path: path}
 }
 
-func (f *fixture) do(t *testing.T, method, path string) (int, http.Header, string) {
+func (f *fixture) do(t testing.TB, method, path string) (int, http.Header, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, f.srv.URL+path, nil)
 	res, err := f.srv.Client().Do(req)
@@ -377,5 +377,24 @@ func TestOpenRefusesMissingOrUnseededFile(t *testing.T) {
 	db.Close()
 	if _, err := openDB(context.Background(), empty, 2); err == nil || !strings.Contains(err.Error(), "seed it first") {
 		t.Errorf("unseeded file: %v", err)
+	}
+}
+
+// BenchmarkRoutes measures the handlers alone (no network), for comparing
+// changes: go test -run '^$' -bench . ./stacks/go-nethttp
+func BenchmarkRoutes(b *testing.B) {
+	f := newFixture(b, "http://127.0.0.1:1", 4)
+	h := f.srv.Config.Handler
+	for _, path := range []string{"/up", "/json", "/items", "/page", "/bench/read"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			req := httptest.NewRequest("GET", path, nil)
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 {
+					b.Fatalf("GET %s: %d", path, w.Code)
+				}
+			}
+		})
 	}
 }
