@@ -2,10 +2,15 @@ package main
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -125,5 +130,66 @@ func TestRealSleepOverHTTP(t *testing.T) {
 	el := time.Since(start)
 	if el < 50*time.Millisecond || el > 1500*time.Millisecond {
 		t.Errorf("64 concurrent 50 ms delays took %v, want about 50 ms", el)
+	}
+}
+
+// TestSIGTERMFinishesInFlightAndExits runs the real binary: a 1 s delay in
+// flight at SIGTERM still gets its 200, and the process exits 0.
+func TestSIGTERMFinishesInFlightAndExits(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "upstream")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	cmd := exec.Command(bin)
+	cmd.Env = []string{"PORT=" + port}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	base := "http://127.0.0.1:" + port
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if res, err := http.Get(base + "/delay?ms=0"); err == nil {
+			res.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the binary did not answer within 10 s")
+		}
+	}
+	inflight := make(chan string, 1)
+	go func() {
+		res, err := http.Get(base + "/delay?ms=1000")
+		if err != nil {
+			inflight <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		inflight <- res.Status + " " + string(b)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v, want status 0", err)
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatal("still running 6 s after SIGTERM")
+	}
+	if got := <-inflight; got != `200 OK {"ok":true}` {
+		t.Errorf("request in flight at SIGTERM got %q", got)
 	}
 }
