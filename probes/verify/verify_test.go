@@ -567,3 +567,10 @@ func TestLoopbackOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestNothingListening(t *testing.T) {
+	results, snap := verify(config{Stack: "gone", BaseURL: deadUpstream(t), DBPath: seedDB(t), Writes: 1, Samples: 1, Concurrency: 1})
+	if len(results) != 1 || results[0].OK || snap != nil || !strings.Contains(results[0].Got, "connection refused") {
+		t.Fatalf("want one failed check saying the connection was refused, got %+v", results)
+	}
+}
