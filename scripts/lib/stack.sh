@@ -3,12 +3,24 @@
 # does, wait for it, stop it. scripts/verify and scripts/bench both use these,
 # so a stack is verified the way it is measured.
 
+# Stack folders live in stacks/; tests add fixture stacks from the folder
+# LAB_EXTRA_STACKS (never set by the bench itself).
+stack_dir() {
+  if [[ -d "$LAB_ROOT/stacks/$1" ]]; then
+    echo "$LAB_ROOT/stacks/$1"
+  elif [[ -n "${LAB_EXTRA_STACKS:-}" && -d "$LAB_EXTRA_STACKS/$1" ]]; then
+    echo "$LAB_EXTRA_STACKS/$1"
+  else
+    echo "$LAB_ROOT/stacks/$1"
+  fi
+}
+
 # stack_names: every stack folder (those with a stack.env), base and upstream excluded
 stack_names() {
   local d
-  for d in "$LAB_ROOT"/stacks/*/; do
+  for d in "$LAB_ROOT"/stacks/*/ ${LAB_EXTRA_STACKS:+"$LAB_EXTRA_STACKS"/*/}; do
     d=$(basename "$d")
-    [[ -f "$LAB_ROOT/stacks/$d/stack.env" && "$d" != base && "$d" != upstream ]] && echo "$d"
+    [[ -f "$(stack_dir "$d")/stack.env" && "$d" != base && "$d" != upstream ]] && echo "$d"
   done
 }
 
@@ -19,7 +31,7 @@ image_inputs_hash() {
   local name=$1 dep deps
   deps=$(stack_env_get "$name" DEPENDS)
   {
-    (cd "$LAB_ROOT" && git ls-files --cached --others --exclude-standard -- "stacks/$name" | LC_ALL=C sort |
+    (cd "$(stack_dir "$name")" && git ls-files --cached --others --exclude-standard -- . | LC_ALL=C sort |
       while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
     for dep in $deps; do echo "$dep $(docker image inspect -f '{{.Id}}' "$(image_tag "$dep")" 2>/dev/null)"; done
   } | sha256sum | cut -c1-12
@@ -29,7 +41,8 @@ image_tag() { echo "stacklab/$1:$(image_inputs_hash "$1")"; }
 
 # stack_env_get NAME KEY: one value from stacks/NAME/stack.env
 stack_env_get() {
-  local file="$LAB_ROOT/stacks/$1/stack.env"
+  local file
+  file="$(stack_dir "$1")/stack.env"
   [[ -f "$file" ]] || die "stacks/$1: no stack.env (is '$1' a stack? stacks: $(stack_names | tr '\n' ' '))"
   # shellcheck source=/dev/null
   (set +u; source "$file"; echo "${!2:-}")
