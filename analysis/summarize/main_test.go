@@ -65,7 +65,7 @@ func goldenFolders(t testing.TB) map[string]string {
 	}, false)
 	io := build(t, "2026-11-29-local-io", synth.IO(), func(dir string) {
 		editManifest(t, dir, func(m *manifest.Manifest) {
-			m.Runs[1].Discarded = []json.RawMessage{json.RawMessage(`{"reason":"a process outside the lab used 0.8 CPU"}`)}
+			m.Runs[1].Discarded = []json.RawMessage{json.RawMessage(`{"quiet":false,"share":0.83,"window_s":20,"load1":[0.4,1.9],"busiest":[{"pid":4242,"comm":"rustc","cpu_share":0.71}]}`)}
 		})
 		// A discarded run's files stay under raw/discarded and are ignored.
 		must(t, synth.WriteOha(filepath.Join(dir, "raw", "discarded", "run-2-a", "go-nethttp", "write.json"), synth.Window{Seconds: 15, OK: 1}))

@@ -398,13 +398,29 @@ func resources(f *results.Folder) []ResourceRow {
 }
 
 // discardReason picks a readable reason out of a discarded-run record,
-// whose shape the bench owns: its "reason" field when it has one.
+// whose shape the bench owns: its "reason" field when it has one, else the
+// quiet probe's evidence (CPU used outside the lab, the busiest process).
 func discardReason(raw []byte) string {
 	var v struct {
-		Reason string `json:"reason"`
+		Reason  string   `json:"reason"`
+		Share   *float64 `json:"share"`
+		WindowS float64  `json:"window_s"`
+		Busiest []struct {
+			Comm     string  `json:"comm"`
+			CPUShare float64 `json:"cpu_share"`
+		} `json:"busiest"`
 	}
-	if err := jsonUnmarshal(raw, &v); err == nil && v.Reason != "" {
-		return v.Reason
+	if err := jsonUnmarshal(raw, &v); err == nil {
+		if v.Reason != "" {
+			return v.Reason
+		}
+		if v.Share != nil {
+			s := fmt.Sprintf("processes outside the lab used %.2f CPU over %g s", *v.Share, v.WindowS)
+			if len(v.Busiest) > 0 {
+				s += fmt.Sprintf(" (busiest: %s, %.2f CPU)", v.Busiest[0].Comm, v.Busiest[0].CPUShare)
+			}
+			return s
+		}
 	}
 	return strings.TrimSpace(string(raw))
 }
