@@ -258,7 +258,7 @@ func (f *fixture) page(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	}
 	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Items</title></head><body><ul>\n")
+	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><link rel=\"icon\" href=\"data:,\"><title>Items</title></head><body><ul>\n")
 	for _, it := range items {
 		title := html.EscapeString(it.Title)
 		switch f.fault {
@@ -268,6 +268,9 @@ func (f *fixture) page(w http.ResponseWriter, r *http.Request) {
 			title = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(it.Title)
 		}
 		fmt.Fprintf(&b, "<li data-id=\"%d\">%s</li>\n", it.ID, title)
+	}
+	if f.fault == "page-li-class" {
+		b.WriteString("<li class=\"extra\">not an item</li>\n")
 	}
 	b.WriteString("</ul></body></html>\n")
 	fmt.Fprint(w, b.String())
@@ -463,6 +466,7 @@ func TestEachFaultFailsItsCheck(t *testing.T) {
 		{"page-quote-unescaped", "page", true, `fox &lt;&amp;\"'&gt;`},
 		{"page-wrong-ids", "page", true, "[1 2 3"},
 		{"page-no-charset", "page", true, "text/html"},
+		{"page-li-class", "page", true, "21 <li"},
 		{"not-found-200", "not-found", true, "status 200"},
 		{"no-content-type-404", "not-found", true, "none"},
 		{"wrong-method-404", "method-not-allowed", true, "status 404"},
