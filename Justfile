@@ -4,6 +4,7 @@
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
 import 'stacks/stacks.just'
+import 'stacks/verify.just'
 import 'analysis/analysis.just'
 import 'probes/probes.just'
 
