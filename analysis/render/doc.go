@@ -53,9 +53,6 @@ func blocks(s *summary.Summary) []block {
 	}
 	for _, sec := range s.Sections {
 		out = append(out, h(2, sec.Study))
-		if sec.Study == "pages" && s.GeneratorCeiling != nil {
-			out = append(out, p("Generator ceiling (oha alone, its own limit on this host): %s req/s.", rangeRate(*s.GeneratorCeiling)))
-		}
 		out = append(out, section(s, sec)...)
 	}
 	out = append(out, h(2, "resources"), resourceTable(s), chartBlock(memoryChart(s)))
@@ -127,12 +124,13 @@ func section(s *summary.Summary, sec summary.Section) []block {
 			continue
 		}
 		out = append(out, h(3, ct.Case))
-		if ct.Case == "upstream" && s.UpstreamCeiling != nil {
-			out = append(out, p("Upstream ceiling (oha straight against the mock upstream): %s req/s.", rangeRate(*s.UpstreamCeiling)))
+		ceil := ceilingOf(s, ct.Case)
+		out = append(out, caseTable(s, ct, ceil))
+		if ceil != nil {
+			out = append(out, p("The first row is a ceiling, not a stack: %s.", ceilingMeaning(ct.Case)))
 		}
-		out = append(out, caseTable(s, ct))
 		out = append(out, notes(ct)...)
-		out = append(out, chartBlock(rateChart(s, ct)), chartBlock(p99Chart(s, ct)))
+		out = append(out, chartBlock(rateChart(s, ct, ceil)), chartBlock(p99Chart(s, ct)))
 	}
 	if alone != nil || under != nil {
 		out = append(out, readBlocks(s, alone, under)...)
@@ -140,7 +138,25 @@ func section(s *summary.Summary, sec summary.Section) []block {
 	return out
 }
 
-func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
+// ceilingOf is the ceiling row shown in case c's table, nil when none.
+func ceilingOf(s *summary.Summary, c string) *summary.Row {
+	switch c {
+	case "upstream":
+		return s.UpstreamCeiling
+	case "up":
+		return s.GeneratorCeiling
+	}
+	return nil
+}
+
+func ceilingMeaning(c string) string {
+	if c == "upstream" {
+		return "oha straight against the mock upstream, with the upstream case's connections; a stack near it is limited by the upstream or the generator, not by itself"
+	}
+	return "oha against the fastest stack's /up on its own CPUs; a stack near it is limited by the generator"
+}
+
+func caseTable(s *summary.Summary, ct *summary.CaseTable, ceil *summary.Row) block {
 	write := false
 	for _, r := range ct.Rows {
 		if len(r.RowsCheck) > 0 {
@@ -154,7 +170,11 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		t.header = append(t.header, "rows = 2xx")
 		t.right = append(t.right, false)
 	}
-	for _, r := range ct.Rows {
+	rows := ct.Rows
+	if ceil != nil {
+		rows = append([]summary.Row{*ceil}, rows...)
+	}
+	for _, r := range rows {
 		row := []string{r.Stack, cellRate(r.ReqPerSec, r), cellRatio(r.Ratio), cellMs(r.P50Ms), cellMs(r.P99Ms),
 			cellErrors(r), units.Group(r.Cut), cellGenerator(r.Generator)}
 		if write {
@@ -199,7 +219,7 @@ func readBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
 	for _, ct := range []*summary.CaseTable{alone, under} {
 		if ct != nil {
 			out = append(out, notes(ct)...)
-			out = append(out, chartBlock(rateChart(s, ct)), chartBlock(p99Chart(s, ct)))
+			out = append(out, chartBlock(rateChart(s, ct, nil)), chartBlock(p99Chart(s, ct)))
 		}
 	}
 	return out

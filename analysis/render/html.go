@@ -123,9 +123,13 @@ type bar struct {
 
 func chartBlock(c *chartSpec) block { return block{kind: chart, chart: c} }
 
-func rateChart(s *summary.Summary, ct *summary.CaseTable) *chartSpec {
+func rateChart(s *summary.Summary, ct *summary.CaseTable, ceil *summary.Row) *chartSpec {
 	c := &chartSpec{id: "rate-" + ct.Case, title: ct.Case + ": req/s (2xx only), median with min–max over runs", format: units.Rate}
-	for _, r := range ct.Rows {
+	rows := ct.Rows
+	if ceil != nil {
+		rows = append([]summary.Row{*ceil}, rows...)
+	}
+	for _, r := range rows {
 		c.bars = append(c.bars, bar{label: r.Stack, r: r.ReqPerSec, failed: len(r.Failed) > 0, missing: r.ReqPerSec.N == 0,
 			saturated: len(r.Generator.SaturatedRuns) > 0})
 	}

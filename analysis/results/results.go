@@ -46,7 +46,9 @@ type Run struct {
 	UpstreamCeiling *oha.Result
 	// GeneratorCeiling is oha's own ceiling, when the bench measured it.
 	GeneratorCeiling *oha.Result
-	Stacks           []StackRun // in the manifest's order of stacks
+	// The generator's CPU use while measuring each ceiling, when recorded.
+	UpstreamCeilingLoadgen, GeneratorCeilingLoadgen *Loadgen
+	Stacks                                          []StackRun // in the manifest's order of stacks
 }
 
 // StackRun is one stack within a run: raw/run-N/<stack>.
@@ -228,6 +230,17 @@ func loadRun(dir string, m *manifest.Manifest, n int) (*Run, error) {
 	}
 	if run.GeneratorCeiling, err = optionalOha(dir, filepath.Join(rel, "generator-ceiling.json")); err != nil {
 		return nil, err
+	}
+	for _, c := range []struct {
+		name string
+		dst  **Loadgen
+	}{{"upstream-ceiling", &run.UpstreamCeilingLoadgen}, {"generator-ceiling", &run.GeneratorCeilingLoadgen}} {
+		lg := &Loadgen{}
+		if ok, err := optionalJSON(dir, filepath.Join(rel, c.name+".loadgen.json"), lg); err != nil {
+			return nil, err
+		} else if ok {
+			*c.dst = lg
+		}
 	}
 	for _, stack := range m.Parameters.Stacks {
 		sr := StackRun{Stack: stack}

@@ -36,11 +36,14 @@ type Summary struct {
 	Discarded        []string             `json:"discarded"`
 	Options          Options              `json:"options"`
 	Sections         []Section            `json:"sections"`
-	UpstreamCeiling  *stat.Range          `json:"upstream_ceiling,omitempty"`
-	GeneratorCeiling *stat.Range          `json:"generator_ceiling,omitempty"`
-	Resources        []ResourceRow        `json:"resources"`
-	Annotations      []Annotation         `json:"annotations"`
-	Failures         []Failure            `json:"failures"`
+	// UpstreamCeiling is oha straight against the mock upstream, shown as
+	// a row of the upstream table; GeneratorCeiling is oha's own limit,
+	// shown as a row of the up table. Their Stack names what they are.
+	UpstreamCeiling  *Row          `json:"upstream_ceiling,omitempty"`
+	GeneratorCeiling *Row          `json:"generator_ceiling,omitempty"`
+	Resources        []ResourceRow `json:"resources"`
+	Annotations      []Annotation  `json:"annotations"`
+	Failures         []Failure     `json:"failures"`
 }
 
 // Options are the choices a reader made on the command line; reproduce
@@ -189,8 +192,12 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 			s.Discarded = append(s.Discarded, fmt.Sprintf("run %d: %s", r.Run, discardReason(d)))
 		}
 	}
-	s.UpstreamCeiling = ceiling(f, func(r results.Run) *oha.Result { return r.UpstreamCeiling })
-	s.GeneratorCeiling = ceiling(f, func(r results.Run) *oha.Result { return r.GeneratorCeiling })
+	s.UpstreamCeiling = ceiling(f, "ceiling: oha → mock upstream", func(r results.Run) (*oha.Result, *results.Loadgen) {
+		return r.UpstreamCeiling, r.UpstreamCeilingLoadgen
+	})
+	s.GeneratorCeiling = ceiling(f, "ceiling: oha alone", func(r results.Run) (*oha.Result, *results.Loadgen) {
+		return r.GeneratorCeiling, r.GeneratorCeilingLoadgen
+	})
 
 	for _, sc := range studyCases {
 		sec := Section{Study: sc.study}
@@ -360,18 +367,49 @@ func window(r results.Run, stack, c string) *results.Window {
 	return nil
 }
 
-func ceiling(f *results.Folder, pick func(results.Run) *oha.Result) *stat.Range {
-	var v []float64
+// ceiling builds the row of a ceiling measurement. Its errors are shown
+// but fail no gate: they are the generator's or the mock's, not a stack's.
+func ceiling(f *results.Folder, label string, pick func(results.Run) (*oha.Result, *results.Loadgen)) *Row {
+	row := Row{Stack: label}
+	var rps, p50, p99 []float64
 	for _, r := range f.Runs {
-		if res := pick(r); res != nil {
-			v = append(v, res.GoodPerSec())
+		res, lg := pick(r)
+		if res == nil {
+			row.PerRun, row.P99PerRun = append(row.PerRun, nil), append(row.P99PerRun, nil)
+			continue
+		}
+		v := res.GoodPerSec()
+		rps = append(rps, v)
+		row.PerRun = append(row.PerRun, ptr(v))
+		if x, ok := res.Percentile("p50"); ok {
+			p50 = append(p50, x*1000)
+		}
+		if x, ok := res.Percentile("p99"); ok {
+			p99 = append(p99, x*1000)
+			row.P99PerRun = append(row.P99PerRun, ptr(x*1000))
+		} else {
+			row.P99PerRun = append(row.P99PerRun, nil)
+		}
+		for _, b := range res.Bad() {
+			row.Errors += b.Count
+		}
+		for _, e := range res.ConnErrors() {
+			row.Errors += e.Count
+		}
+		row.Cut += res.DeadlineAborts()
+		if lg != nil {
+			row.Generator.Known = true
+			row.Generator.MaxShare = math.Max(row.Generator.MaxShare, lg.Share())
+			if lg.Saturated {
+				row.Generator.SaturatedRuns = append(row.Generator.SaturatedRuns, r.N)
+			}
 		}
 	}
-	if len(v) == 0 {
+	if len(rps) == 0 {
 		return nil
 	}
-	rg := stat.Of(v)
-	return &rg
+	row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
+	return &row
 }
 
 func resources(f *results.Folder) []ResourceRow {
