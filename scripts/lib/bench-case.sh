@@ -93,6 +93,7 @@ stack_session() {
     progress "$run" "$stack" "$c"
     run_case "$run" "$stack" "$c" "$dir"
     WINDOWS_DONE=$((WINDOWS_DONE + 1))
+    sampler_check "$run" "$stack" "$c" "$dir"
   done
   mem_after=$(cgroup_memory "$CID")
   printf '{"boot_ms": %d, "memory_idle_bytes": %d, "memory_after_bytes": %d}\n' "$boot" "$mem_idle" "$mem_after" >"$dir/resources.json"
@@ -151,6 +152,25 @@ run_case() {
   elif ((oha_rc != 0)) || [[ ! -s "$dir/$c.json" ]]; then
     fail_cases "$run" "$stack" "oha exited with status $oha_rc (see $c.json.stderr)" "$c"
   fi
+}
+
+# sampler_check RUN STACK CASE DIR: once per run, on the run's first stack,
+# measure `json` again with no sampler (json.nosampler.json), so the summary
+# can show what watching the cgroup costs in req/s, within the same run.
+sampler_check() {
+  local run=$1 stack=$2 c=$3 dir=$4
+  ((SAMPLER)) && [[ "$c" == json && "$stack" == "$(run_order "$run" | head -n1)" ]] || return 0
+  container_running "$CONTAINER" || return 0
+  local saved=$SAMPLER
+  SAMPLER=0
+  note "bench: run $run · $stack json again without the cgroup sampler (its cost)"
+  oha_window "$WORK/warmup.json" "$WARMUP" "$CONNECTIONS" GET "http://127.0.0.1:$APP_PORT/json" || true
+  in_background oha_window "$dir/json.nosampler.json" "$DURATION" "$CONNECTIONS" GET "http://127.0.0.1:$APP_PORT/json"
+  finish_background "$BG_PID" || true
+  loadgen_json "$dir/json.nosampler.json.time" >"$dir/json.nosampler.loadgen.json"
+  rm -f "$dir/json.nosampler.json.time"
+  [[ -s "$dir/json.nosampler.json.stderr" ]] || rm -f "$dir/json.nosampler.json.stderr"
+  SAMPLER=$saved
 }
 
 SAMPLER_PID=""

@@ -95,6 +95,8 @@ bench_prepare() {
   local needed=("${STACKS[@]}")
   io_study && needed+=(upstream)
   "$LAB_ROOT/scripts/images" "${needed[@]}"
+  local s
+  for s in "${needed[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
   local commit
   commit=$(lab_commit)
   new_results_dir
@@ -107,7 +109,6 @@ bench_prepare() {
     --tool "oha=$OHA_VERSION" --tool "docker=$(docker version -f '{{.Server.Version}}')" \
     --tool "go=$(go env GOVERSION)" --tool "just=$(just --version 2>/dev/null | awk '{print $2}')" \
     --tool "sqlite3=$(sqlite3 --version | awk '{print $1}')" --lab-commit "$commit"
-  local s
   for s in "${needed[@]}"; do record_image "$s"; done
 }
 

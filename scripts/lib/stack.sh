@@ -48,9 +48,14 @@ stack_env_get() {
   (set +u; source "$file"; echo "${!2:-}")
 }
 
+# Tags the caller has settled on (the bench fixes them once, before its first
+# run, so an edit to a stack folder mid-bench cannot change what is measured).
+declare -gA IMAGE_TAG=()
+
 # require_image NAME: the tag of NAME's built image, or a line saying to build it
 require_image() {
-  local tag
+  local tag=${IMAGE_TAG[$1]:-}
+  [[ -n "$tag" ]] && { echo "$tag"; return 0; }
   tag=$(image_tag "$1")
   docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag for stacks/$1 is not built: run 'just images $1'"
   echo "$tag"
