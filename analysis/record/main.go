@@ -234,6 +234,13 @@ func run(m *manifest.Manifest, args []string) error {
 		m.Runs[i] = manifest.Run{Run: n, Discarded: []json.RawMessage{}}
 	}
 	r := &m.Runs[i]
+	// Each run names the host that measured it, so a folder resumed or
+	// extended on another machine is refused by summarize, not mixed.
+	fp, err := fingerprint()
+	if err != nil {
+		return err
+	}
+	r.Host = &manifest.Host{Profile: m.Host.Profile, Settings: m.Host.Settings, Fingerprint: fp}
 	if *order != "" {
 		r.Order = list(*order)
 	}
