@@ -1,0 +1,136 @@
+'use strict'
+
+const path = require('node:path')
+const Fastify = require('fastify')
+const { Pool } = require('undici')
+const db = require('./db')
+
+const KNOWN_PATHS = new Set(['/up', '/json', '/items', '/page', '/bench/upstream', '/bench/write', '/bench/read', '/bench/pragmas'])
+
+// Response schemas, as Fastify users write them: they document the routes
+// and let fast-json-stringify serialize in the contract's key order.
+const item = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, title: { type: 'string' }, created_at: { type: 'integer' } }
+}
+const error = { type: 'object', properties: { ok: { type: 'boolean' }, error: { type: 'string' } } }
+const schemas = {
+  json: { response: { 200: { type: 'object', properties: { message: { type: 'string' } } } } },
+  items: { response: { 200: { type: 'object', properties: { items: { type: 'array', items: item } } } } },
+  upstream: {
+    response: {
+      200: { type: 'object', properties: { ok: { type: 'boolean' }, upstream: { type: 'integer' } } },
+      502: error
+    }
+  },
+  write: {
+    response: {
+      200: { type: 'object', properties: { ok: { type: 'boolean' }, id: { type: 'integer' } } },
+      503: error
+    }
+  },
+  read: {
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          ok: { type: 'boolean' },
+          count: { type: 'integer' },
+          latest: {
+            type: 'array',
+            items: { type: 'object', properties: { id: { type: 'integer' }, created_at: { type: 'integer' } } }
+          }
+        }
+      }
+    }
+  },
+  pragmas: {
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          journal_mode: { type: 'string' },
+          synchronous: { type: 'integer' },
+          busy_timeout: { type: 'integer' },
+          cache_size: { type: 'integer' },
+          mmap_size: { type: 'integer' },
+          journal_size_limit: { type: 'integer' },
+          foreign_keys: { type: 'integer' }
+        }
+      }
+    }
+  }
+}
+
+function build ({ databasePath, upstreamUrl }) {
+  // logger off (Fastify's default): nothing per request.
+  const app = Fastify({ logger: false })
+  const store = db.open(databasePath)
+
+  // One keep-alive client per process, shared by every request. undici's
+  // Pool opens connections as needed, unbounded unless told: 1024 is above
+  // the io study's 512 connections.
+  const upstream = new Pool(upstreamUrl, { connections: 1024, pipelining: 1 })
+
+  app.register(require('@fastify/view'), {
+    engine: { ejs: require('ejs') },
+    root: path.join(__dirname, 'views')
+  })
+
+  app.get('/up', async (request, reply) => {
+    reply.type('text/plain; charset=utf-8')
+    return 'ok'
+  })
+
+  app.get('/json', { schema: schemas.json }, async () => ({ message: 'Hello, World!' }))
+
+  app.get('/items', { schema: schemas.items }, async () => ({ items: store.newestItems() }))
+
+  app.get('/page', (request, reply) => {
+    reply.view('page.ejs', { items: store.newestItems() })
+  })
+
+  app.get('/bench/upstream', { schema: schemas.upstream }, async (request, reply) => {
+    try {
+      const { statusCode, body } = await upstream.request({ path: '/delay?ms=100', method: 'GET' })
+      await body.dump()
+      if (statusCode !== 200) {
+        reply.code(502)
+        return { ok: false, error: `upstream answered ${statusCode}` }
+      }
+      return { ok: true, upstream: statusCode }
+    } catch (err) {
+      reply.code(502)
+      return { ok: false, error: `${err.code || err.name}: ${err.message}` }
+    }
+  })
+
+  app.post('/bench/write', { schema: schemas.write }, async (request, reply) => {
+    try {
+      return { ok: true, id: store.writeEvent() }
+    } catch (err) {
+      reply.code(503)
+      return { ok: false, error: `${err.code || err.name}: ${err.message}` }
+    }
+  })
+
+  app.get('/bench/read', { schema: schemas.read }, async () => ({ ok: true, ...store.readEvents() }))
+
+  app.get('/bench/pragmas', { schema: schemas.pragmas }, async () => store.pragmas())
+
+  // Fastify answers a known path with the wrong method as 404; the
+  // contract wants 405 there.
+  app.setNotFoundHandler((request, reply) => {
+    const known = KNOWN_PATHS.has(request.url.split('?', 1)[0])
+    reply.code(known ? 405 : 404).send({ error: known ? 'method not allowed' : 'not found' })
+  })
+
+  app.addHook('onClose', async () => {
+    await upstream.close()
+    store.close()
+  })
+
+  return app
+}
+
+module.exports = { build }
