@@ -35,6 +35,25 @@ type block struct {
 	chart  *chartSpec
 }
 
+// samplerBlocks states what the cgroup sampler cost in req/s, measured in
+// the same run and container with and without it.
+func samplerBlocks(s *summary.Summary) []block {
+	if len(s.SamplerCost) == 0 {
+		return nil
+	}
+	var items []string
+	var changes []float64
+	for _, sp := range s.SamplerCost {
+		changes = append(changes, sp.Change())
+		items = append(items, fmt.Sprintf("run %d, %s %s: %s req/s with the sampler, %s without (%+.1f%%)",
+			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
+	}
+	med := stat.Of(changes).Median
+	return []block{h(2, "the sampler's cost"),
+		p("The same case measured again without the cgroup sampler, right after, in the same container: median change %+.1f%% in req/s (the sampler runs on the load generator's CPUs).", 100*med),
+		{kind: list, items: items}}
+}
+
 func h(level int, text string) block { return block{kind: heading, level: level, text: text} }
 func p(format string, a ...any) block {
 	return block{kind: para, text: fmt.Sprintf(format, a...)}
@@ -56,6 +75,7 @@ func blocks(s *summary.Summary) []block {
 		out = append(out, section(s, sec)...)
 	}
 	out = append(out, h(2, "resources"), resourceTable(s), chartBlock(memoryChart(s)))
+	out = append(out, samplerBlocks(s)...)
 	out = append(out, h(2, "annotations"))
 	if len(s.Annotations) == 0 {
 		out = append(out, p("None: in no window did the slowest 0.1%% of requests coincide with CPU throttling, dirty+writeback near the limit, or memory/IO pressure in the cgroup timeline."))

@@ -68,8 +68,11 @@ type Window struct {
 	Failed  string
 	Result  *oha.Result
 	Writers *oha.Result // <case>.writers.json, the capped writers
-	Rows    *Rows       // <case>.rows.json, write cases
-	Loadgen *Loadgen    // <case>.loadgen.json
+	// NoSampler is the same case measured again without the cgroup sampler
+	// (<case>.nosampler.json), once per run: what watching costs.
+	NoSampler *oha.Result
+	Rows      *Rows    // <case>.rows.json, write cases
+	Loadgen   *Loadgen // <case>.loadgen.json
 	// TimelinePath is the window's cgroup timeline (<case>.cgroup.jsonl),
 	// "" when absent. It is read on demand (ReadTimeline): parsing every
 	// timeline of a large folder costs more than everything else together,
@@ -281,6 +284,9 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	}
 	w.Result = r
 	if w.Writers, err = optionalOha(dir, base+".writers.json"); err != nil {
+		return nil, err
+	}
+	if w.NoSampler, err = optionalOha(dir, base+".nosampler.json"); err != nil {
 		return nil, err
 	}
 	rows := &Rows{}

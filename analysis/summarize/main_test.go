@@ -62,6 +62,9 @@ func goldenFolders(t testing.TB) map[string]string {
 		// run 3, node-fastify, json: the generator was the limit.
 		must(t, synth.WriteJSON(win(dir, 3, "node-fastify", "json", ".loadgen.json"),
 			results.Loadgen{CPUs: "1", CPUSeconds: 14.6, WindowS: 15, Saturated: true}))
+		// run 1, go-nethttp, json again without the cgroup sampler: its cost.
+		must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "json", ".nosampler.json"),
+			synth.Window{Seconds: 15, OK: 760000, P50: 0.0006, P99: 0.002}))
 	}, false)
 	io := build(t, "2026-11-29-local-io", synth.IO(), func(dir string) {
 		editManifest(t, dir, func(m *manifest.Manifest) {

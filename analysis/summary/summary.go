@@ -42,8 +42,11 @@ type Summary struct {
 	UpstreamCeiling  *Row          `json:"upstream_ceiling,omitempty"`
 	GeneratorCeiling *Row          `json:"generator_ceiling,omitempty"`
 	Resources        []ResourceRow `json:"resources"`
-	Annotations      []Annotation  `json:"annotations"`
-	Failures         []Failure     `json:"failures"`
+	// SamplerCost compares a case measured with and without the cgroup
+	// sampler in the same run and container; empty when not measured.
+	SamplerCost []SamplerPair `json:"sampler_cost"`
+	Annotations []Annotation  `json:"annotations"`
+	Failures    []Failure     `json:"failures"`
 }
 
 // Options are the choices a reader made on the command line; reproduce
@@ -125,6 +128,34 @@ type ResourceRow struct {
 	MemIdleBytes   *stat.Range `json:"memory_idle_bytes,omitempty"`
 	MemAfterBytes  *stat.Range `json:"memory_after_bytes,omitempty"`
 	ImageSizeBytes int64       `json:"image_size_bytes"`
+}
+
+// SamplerPair is one run's req/s of a case with the sampler and without.
+type SamplerPair struct {
+	Run     int     `json:"run"`
+	Stack   string  `json:"stack"`
+	Case    string  `json:"case"`
+	With    float64 `json:"with_sampler_req_per_sec"`
+	Without float64 `json:"without_sampler_req_per_sec"`
+}
+
+// Change is the sampler's effect on req/s: -0.02 means 2% fewer with it.
+func (sp SamplerPair) Change() float64 { return sp.With/sp.Without - 1 }
+
+func samplerCost(f *results.Folder) []SamplerPair {
+	out := []SamplerPair{}
+	for _, r := range f.Runs {
+		for _, sr := range r.Stacks {
+			for _, w := range sr.Windows {
+				if w.Result == nil || w.NoSampler == nil || w.NoSampler.GoodPerSec() <= 0 {
+					continue
+				}
+				out = append(out, SamplerPair{Run: r.N, Stack: sr.Stack, Case: w.Case,
+					With: w.Result.GoodPerSec(), Without: w.NoSampler.GoodPerSec()})
+			}
+		}
+	}
+	return out
 }
 
 // Failure is one correctness gate that failed.
@@ -218,6 +249,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.sortFailures()
 	s.relateReads()
 	s.Resources = resources(f)
+	s.SamplerCost = samplerCost(f)
 	var err error
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err

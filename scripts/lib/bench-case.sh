@@ -105,6 +105,7 @@ verify_stack() {
   local stack=$1 dir=$2
   [[ -x "$(lab_tool_path verify)" ]] || return 0
   "$(lab_tool_path verify)" -stack "$stack" -url "http://127.0.0.1:$APP_PORT" -db "$DB_DIR/app.db" \
+    -upstream "http://127.0.0.1:$UPSTREAM_PORT" \
     >"$dir/verify.txt" 2>&1
 }
 
