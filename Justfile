@@ -13,7 +13,7 @@ default:
     @just --list --unsorted
 
 # run a study: STUDY (pages, io, all), PROFILE (quick, full), STACKS (comma list; default all)
-bench STUDY="pages" PROFILE="quick" STACKS="":
+bench STUDY="all" PROFILE="quick" STACKS="":
     scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
 
 # run the tests: go vet and go test, shellcheck, flake syntax, the end-to-end smoke test
