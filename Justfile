@@ -16,6 +16,10 @@ default:
 bench STUDY="all" PROFILE="quick" STACKS="":
     scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
 
+# re-run the study a results folder describes on this host, into a new folder, and compare the two (--anyway: despite other images or tools)
+rerun RUN *FLAGS:
+    scripts/rerun {{RUN}} {{FLAGS}}
+
 # run the tests: go vet and go test, shellcheck, flake syntax, the end-to-end smoke test
 test:
     scripts/test

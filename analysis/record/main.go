@@ -9,6 +9,7 @@
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
 //	record finish  DIR [--incomplete REASON]
+//	record describe DIR     what a re-run needs, as "key value" lines
 package main
 
 import (
@@ -32,7 +33,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: record start|image|run|failure|finish DIR [flags] (see the comment at the top of analysis/record/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: record start|image|run|failure|finish|describe DIR [flags] (see the comment at the top of analysis/record/main.go)")
 		os.Exit(2)
 	}
 	cmd, dir, args := os.Args[1], os.Args[2], os.Args[3:]
@@ -46,6 +47,8 @@ func main() {
 		err = update(dir, args, run)
 	case "failure":
 		err = update(dir, args, failure)
+	case "describe":
+		err = describe(dir)
 	case "finish":
 		if err = update(dir, args, finish); err == nil {
 			err = writeChecksums(dir)
@@ -269,6 +272,37 @@ func failure(m *manifest.Manifest, args []string) error {
 		return err
 	}
 	m.Failures = append(m.Failures, manifest.Failure{Run: *n, Stack: *stack, Case: *cs, Reason: *reason})
+	return nil
+}
+
+// describe prints what scripts/rerun needs to run a study again, one
+// "key value" line each: the study's parameters, then "image STACK ID" and
+// "tool NAME VERSION" lines, sorted, so bash can read them with `read`.
+func describe(dir string) error {
+	m, err := manifest.Read(dir)
+	if err != nil {
+		return err
+	}
+	p := m.Parameters
+	fmt.Printf("study %s\nprofile %s\nhost_profile %s\nlabel %s\n", m.Study, m.Profile, m.Host.Profile, m.Label)
+	fmt.Printf("stacks %s\nruns %d\nwarmup %s\nduration %s\n", strings.Join(p.Stacks, ","), p.Runs,
+		strconv.FormatFloat(p.WarmupS, 'f', -1, 64), strconv.FormatFloat(p.DurationS, 'f', -1, 64))
+	names := make([]string, 0, len(m.Images))
+	for name := range m.Images {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Printf("image %s %s\n", name, m.Images[name].ID)
+	}
+	names = names[:0]
+	for name := range m.Tools {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Printf("tool %s %s\n", name, m.Tools[name])
+	}
 	return nil
 }
 

@@ -100,15 +100,16 @@ bench_prepare() {
   local commit
   commit=$(lab_commit)
   new_results_dir
+  [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
+  local tools=() name version
+  while read -r name version; do tools+=(--tool "$name=$version"); done < <(tool_versions)
   note "bench: study $STUDY, profile $PROFILE, host profile $HOST_NAME, stacks ${STACKS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
   lab_tool record start "$RUN_DIR" --study "$STUDY" --profile "$PROFILE" --label "$LABEL" \
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${CASES[*]}")" --stacks "$(IFS=,; echo "${STACKS[*]}")" \
     --extra "io_connections=${IO_CONNECTIONS:-512}" --extra "write_rate_cap=$WRITE_RATE" \
     --extra "app_port=$APP_PORT" --extra "upstream_delay_ms=100" --extra "quiet_gate=$QUIET_GATE" \
-    --tool "oha=$OHA_VERSION" --tool "docker=$(docker version -f '{{.Server.Version}}')" \
-    --tool "go=$(go env GOVERSION)" --tool "just=$(just --version 2>/dev/null | awk '{print $2}')" \
-    --tool "sqlite3=$(sqlite3 --version | awk '{print $1}')" --lab-commit "$commit"
+    "${tools[@]}" --lab-commit "$commit"
   for s in "${needed[@]}"; do record_image "$s"; done
 }
 
