@@ -106,8 +106,27 @@
           config = config // { Env = [ "PORT=8080" "DATABASE_PATH=/data/app.db" ]; };
         };
 
+      # The interpreted stacks' app folders, placed at /app as their Dockerfiles do.
+      appAt = name: src: pkgs.runCommand "${name}-app" { } ''
+        mkdir -p $out/app
+        cp -r ${src}/. $out/app/
+      '';
+
+      # nixpkgs' own FastAPI and Rails are not the versions the Debian-built
+      # images pin (requirements.txt, Debian's ruby-rails 6.1): these images are
+      # the same app on nixpkgs' versions, and say so in their tag.
       pythonEnv = pkgs.python3.withPackages (ps: [ ps.fastapi ps.uvicorn ps.jinja2 ps.httpx ]);
       rubyEnv = pkgs.ruby.withPackages (ps: [ ps.rails ps.puma ps.sqlite3 ]);
+      nodeApp = pkgs.buildNpmPackage {
+        pname = "node-fastify";
+        version = "0";
+        src = ./stacks/node-fastify;
+        nodejs = pkgs.nodejs_20;
+        # Unknown until a Nix with network runs prefetch-npm-deps on
+        # package-lock.json; the first build prints the value to put here.
+        npmDepsHash = lib.fakeHash;
+        dontNpmBuild = true;
+      };
     in
     {
       packages.${system} = {
@@ -118,16 +137,15 @@
         images = {
           go-nethttp = image "go-nethttp" [ goNethttp ] { Cmd = [ "${goNethttp}/bin/go-nethttp" ]; };
           upstream = image "upstream" [ upstream ] { Cmd = [ "${upstream}/bin/upstream" ]; };
-          rust-axum = image "rust-axum" [ rustAxum pkgs.cacert ] { Cmd = [ "${rustAxum}/bin/rust-axum" ]; };
-          python-fastapi = image "python-fastapi" [ pythonEnv ./stacks/python-fastapi ] {
+          rust-axum = image "rust-axum" [ rustAxum pkgs.cacert ] { Cmd = [ "${rustAxum}/bin/stacklab-rust-axum" ]; };
+          python-fastapi = image "python-fastapi" [ pythonEnv (appAt "python-fastapi" ./stacks/python-fastapi) ] {
             Cmd = [ "${pythonEnv}/bin/python3" "/app/serve.py" ];
             WorkingDir = "/app";
           };
-          node-fastify = image "node-fastify" [ pkgs.nodejs_20 ./stacks/node-fastify ] {
-            Cmd = [ "${pkgs.nodejs_20}/bin/node" "/app/server.js" ];
-            WorkingDir = "/app";
+          node-fastify = image "node-fastify" [ pkgs.nodejs_20 nodeApp ] {
+            Cmd = [ "${pkgs.nodejs_20}/bin/node" "${nodeApp}/lib/node_modules/stacklab-node-fastify/server.js" ];
           };
-          ruby-rails = image "ruby-rails" [ rubyEnv ./stacks/ruby-rails ] {
+          ruby-rails = image "ruby-rails" [ rubyEnv (appAt "ruby-rails" ./stacks/ruby-rails) ] {
             Cmd = [ "${rubyEnv}/bin/puma" "-C" "/app/config/puma.rb" ];
             WorkingDir = "/app";
           };
