@@ -198,7 +198,10 @@ bench_finish() {
 quiet_wait() {
   ((QUIET_GATE)) || return 0
   local threshold=${QUIET_LOAD:-2.0}
-  if ! lab_tool quiet wait --load "$threshold" --for "${QUIET_FOR}s" --timeout "${QUIET_TIMEOUT}s"; then
+  # In the background, so a SIGTERM to the bench is handled at once rather
+  # than after a wait that may last minutes.
+  in_background "$(lab_tool_path quiet)" wait --load "$threshold" --for "${QUIET_FOR}s" --timeout "${QUIET_TIMEOUT}s"
+  if ! finish_background "$BG_PID"; then
     [[ "$PROFILE" == full ]] && die "bench: the host did not quiet down (1-minute load under $threshold for ${QUIET_FOR} s) within ${QUIET_TIMEOUT} s"
     note "bench: host not quiet, measuring anyway (quick profile); the evidence goes into the manifest"
   fi
