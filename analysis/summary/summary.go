@@ -485,7 +485,8 @@ func discardReason(raw []byte) string {
 			return v.Reason
 		}
 		if v.Share != nil {
-			s := fmt.Sprintf("processes outside the lab used %.2f CPU over %g s", *v.Share, v.WindowS)
+			// share is the gate's threshold: the evidence is the busiest process.
+			s := fmt.Sprintf("a process outside the lab used more than %.2f of a CPU over the %g s run", *v.Share, v.WindowS)
 			if len(v.Busiest) > 0 {
 				s += fmt.Sprintf(" (busiest: %s, %.2f CPU)", v.Busiest[0].Comm, v.Busiest[0].CPUShare)
 			}
