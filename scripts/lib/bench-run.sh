@@ -144,6 +144,8 @@ progress() { # progress RUN STACK CASE: one line, with the time left
 
 bench_main() {
   local run attempt quiet_json
+  # How often a run that was not quiet is redone; tests set it for quick.
+  MAX_REDO=${LAB_MAX_REDO:-$MAX_REDO}
   io_study && upstream_start
   for ((run = 1; run <= RUNS; run++)); do
     attempt=0
@@ -210,7 +212,8 @@ quiet_wait() {
 quiet_watch_start() {
   QUIET_PID=""
   ((QUIET_GATE)) || return 0
-  in_background "$(lab_tool_path quiet)" watch --share "${QUIET_CPU_SHARE:-0.5}" --out "$1" --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
+  # LAB_QUIET_SHARE overrides the profile's share (the tests lower it).
+  in_background "$(lab_tool_path quiet)" watch --share "${LAB_QUIET_SHARE:-${QUIET_CPU_SHARE:-0.5}}" --out "$1" --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
   QUIET_PID=$BG_PID
 }
 
