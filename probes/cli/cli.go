@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,6 +42,26 @@ func Usage(prog, format string, a ...any) {
 func Fail(prog, format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "%s: %s\n", prog, fmt.Sprintf(format, a...))
 	os.Exit(1)
+}
+
+// RequireDir reports --dir in one line (exit 2) unless dir is a directory.
+func RequireDir(prog, dir string) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		Usage(prog, "--dir %s: not a directory", dir)
+	}
+}
+
+// JSONLines opens --out for JSON lines: nil when path is "" (no --out).
+// The caller closes the returned file, if any, when done.
+func JSONLines(prog, path string) (*json.Encoder, io.Closer) {
+	if path == "" {
+		return nil, io.NopCloser(nil)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		Fail(prog, "--out: %v", err)
+	}
+	return json.NewEncoder(f), f
 }
 
 // Bytes formats n in binary units: "512 B", "4.0 KiB", "1.5 GiB".

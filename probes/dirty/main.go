@@ -111,9 +111,7 @@ func main() {
 		cli.Usage("dirty", "--keep-mb %d: must not be negative", *keepMB)
 	}
 	o.keepRows = (*keepMB << 20) / o.rowBytes
-	if fi, err := os.Stat(o.dir); err != nil || !fi.IsDir() {
-		cli.Usage("dirty", "--dir %s: not a directory", o.dir)
-	}
+	cli.RequireDir("dirty", o.dir)
 	limitOf := func(flagName, v string) uint64 {
 		n, err := units.RAMInBytes(v)
 		if err != nil || n < 32<<20 {
@@ -121,14 +119,9 @@ func main() {
 		}
 		return uint64(n)
 	}
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			cli.Fail("dirty", "--out: %v", err)
-		}
-		defer f.Close()
-		o.out = json.NewEncoder(f)
-	}
+	var outFile io.Closer
+	o.out, outFile = cli.JSONLines("dirty", *out)
+	defer outFile.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	vm := hostVM()

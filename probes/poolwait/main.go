@@ -10,7 +10,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -87,18 +86,9 @@ func main() {
 	case o.think < 0:
 		cli.Usage("poolwait", "--think %v: must not be negative", o.think)
 	}
-	if fi, err := os.Stat(o.dir); err != nil || !fi.IsDir() {
-		cli.Usage("poolwait", "--dir %s: not a directory", o.dir)
-	}
-	var enc *json.Encoder
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			cli.Fail("poolwait", "--out: %v", err)
-		}
-		defer f.Close()
-		enc = json.NewEncoder(f)
-	}
+	cli.RequireDir("poolwait", o.dir)
+	enc, outFile := cli.JSONLines("poolwait", *out)
+	defer outFile.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var runs []*Run

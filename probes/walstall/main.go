@@ -90,18 +90,9 @@ func main() {
 	case o.stall <= 0:
 		cli.Usage("walstall", "--stall %v: must be positive", o.stall)
 	}
-	if fi, err := os.Stat(o.dir); err != nil || !fi.IsDir() {
-		cli.Usage("walstall", "--dir %s: not a directory", o.dir)
-	}
-	var rec *json.Encoder
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			cli.Fail("walstall", "--out: %v", err)
-		}
-		defer f.Close()
-		rec = json.NewEncoder(f)
-	}
+	cli.RequireDir("walstall", o.dir)
+	rec, outFile := cli.JSONLines("walstall", *out)
+	defer outFile.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var runs []*Run
