@@ -36,6 +36,21 @@ oha_window() {
   ) 2>"$out.time"
 }
 
+# window_start OUT SECONDS CONNECTIONS METHOD URL [EXTRA...]: a measured
+# oha window in the background (BG_PID); window_finish collects it.
+window_start() { in_background oha_window "$@"; }
+
+# window_finish PID OUT: wait for the window, write OUT's .loadgen.json beside
+# it, drop the scratch files; returns oha's status.
+window_finish() {
+  local rc=0 out=$2
+  finish_background "$1" || rc=$?
+  loadgen_json "$out.time" >"${out%.json}.loadgen.json"
+  rm -f "$out.time"
+  [[ -s "$out.stderr" ]] || rm -f "$out.stderr"
+  return "$rc"
+}
+
 # loadgen_json TIMEFILE: the generator's CPU seconds over the window, and
 # whether it saturated the CPUs it was pinned to (over 90%).
 loadgen_json() {
@@ -132,19 +147,14 @@ run_case() {
   sampler_start "$dir/$c.cgroup.jsonl"
   local writers=""
   if [[ "$c" == read-under-writes ]]; then
-    in_background oha_window "$dir/$c.writers.json" "$DURATION" "$WRITERS" POST "http://127.0.0.1:$APP_PORT/bench/write" -q "$WRITE_RATE"
+    window_start "$dir/$c.writers.json" "$DURATION" "$WRITERS" POST "http://127.0.0.1:$APP_PORT/bench/write" -q "$WRITE_RATE"
     writers=$BG_PID
   fi
-  in_background oha_window "$dir/$c.json" "$DURATION" "$conns" "$method" "$url"
+  window_start "$dir/$c.json" "$DURATION" "$conns" "$method" "$url"
   local oha_rc=0
-  finish_background "$BG_PID" || oha_rc=$?
-  [[ -n "$writers" ]] && { finish_background "$writers" || oha_rc=$?; }
+  window_finish "$BG_PID" "$dir/$c.json" || oha_rc=$?
+  [[ -n "$writers" ]] && { window_finish "$writers" "$dir/$c.writers.json" || oha_rc=$?; }
   sampler_stop
-  loadgen_json "$dir/$c.json.time" >"$dir/$c.loadgen.json"
-  [[ -n "$writers" ]] && loadgen_json "$dir/$c.writers.json.time" >"$dir/$c.writers.loadgen.json"
-  rm -f "$dir/$c.json.time" "$dir/$c.writers.json.time"
-  [[ -s "$dir/$c.json.stderr" ]] || rm -f "$dir/$c.json.stderr"
-  [[ -s "$dir/$c.writers.json.stderr" ]] || rm -f "$dir/$c.writers.json.stderr"
   if [[ "$c" == write ]]; then
     printf '{"before": %d, "after": %d}\n' "$rows_before" "$(db_rows "$DB_DIR/app.db")" >"$dir/$c.rows.json"
   fi
@@ -166,11 +176,8 @@ sampler_check() {
   SAMPLER=0
   note "bench: run $run · $stack json again without the cgroup sampler (its cost)"
   oha_window "$WORK/warmup.json" "$WARMUP" "$CONNECTIONS" GET "http://127.0.0.1:$APP_PORT/json" || true
-  in_background oha_window "$dir/json.nosampler.json" "$DURATION" "$CONNECTIONS" GET "http://127.0.0.1:$APP_PORT/json"
-  finish_background "$BG_PID" || true
-  loadgen_json "$dir/json.nosampler.json.time" >"$dir/json.nosampler.loadgen.json"
-  rm -f "$dir/json.nosampler.json.time"
-  [[ -s "$dir/json.nosampler.json.stderr" ]] || rm -f "$dir/json.nosampler.json.stderr"
+  window_start "$dir/json.nosampler.json" "$DURATION" "$CONNECTIONS" GET "http://127.0.0.1:$APP_PORT/json"
+  window_finish "$BG_PID" "$dir/json.nosampler.json" || true
   SAMPLER=$saved
 }
 
@@ -201,9 +208,6 @@ upstream_start() {
 # connections: its ceiling is connections / delay, and a stack cannot beat it.
 upstream_ceiling() {
   local out="$RUN_DIR/raw/run-$1/upstream-ceiling.json"
-  in_background oha_window "$out" "$DURATION" "${IO_CONNECTIONS:-512}" GET "http://127.0.0.1:$UPSTREAM_PORT/delay?ms=100"
-  finish_background "$BG_PID" || true
-  loadgen_json "$out.time" >"${out%.json}.loadgen.json"
-  rm -f "$out.time"
-  [[ -s "$out.stderr" ]] || rm -f "$out.stderr"
+  window_start "$out" "$DURATION" "${IO_CONNECTIONS:-512}" GET "http://127.0.0.1:$UPSTREAM_PORT/delay?ms=100"
+  window_finish "$BG_PID" "$out" || true
 }
