@@ -5,6 +5,7 @@
   # the Docker client, chromium, curl, jq) and the stacks' runtimes for the
   # dockerTools images. Go, oha and just are pinned to versions.json exactly,
   # from the same registries scripts/bootstrap uses, with their hashes there.
+  # flake.lock holds the exact nixpkgs revision and its NAR hash.
   inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
 
   outputs = { self, nixpkgs }:
@@ -117,14 +118,21 @@
       # the same app on nixpkgs' versions, and say so in their tag.
       pythonEnv = pkgs.python3.withPackages (ps: [ ps.fastapi ps.uvicorn ps.jinja2 ps.httpx ]);
       rubyEnv = pkgs.ruby.withPackages (ps: [ ps.rails ps.puma ps.sqlite3 ]);
+      # Node 18 (what Debian's image runs) is gone from nixos-25.11, so the
+      # Nix image runs Node 20. Every package comes from package-lock.json's
+      # own `resolved` address and `integrity` hash (importNpmLock), so no
+      # hash of the whole dependency tree has to be known in advance.
+      # better-sqlite3 compiles against Node's own headers (npm_config_nodedir);
+      # its prebuilt download fails in the sandbox and falls back to node-gyp.
       nodeApp = pkgs.buildNpmPackage {
         pname = "node-fastify";
         version = "0";
         src = ./stacks/node-fastify;
         nodejs = pkgs.nodejs_20;
-        # Unknown until a Nix with network runs prefetch-npm-deps on
-        # package-lock.json; the first build prints the value to put here.
-        npmDepsHash = lib.fakeHash;
+        npmDeps = pkgs.importNpmLock { npmRoot = ./stacks/node-fastify; };
+        npmConfigHook = pkgs.importNpmLock.npmConfigHook;
+        nativeBuildInputs = [ pkgs.python3 ];
+        env.npm_config_nodedir = pkgs.nodejs_20;
         dontNpmBuild = true;
       };
     in
