@@ -293,7 +293,11 @@ func describe(dir string) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Printf("image %s %s\n", name, m.Images[name].ID)
+		digest := m.Images[name].Digest
+		if digest == "" {
+			digest = "-" // a manifest written before files were digested
+		}
+		fmt.Printf("image %s %s %s\n", name, m.Images[name].ID, digest)
 	}
 	names = names[:0]
 	for name := range m.Tools {

@@ -119,7 +119,8 @@ record_image() {
   lab_tool record image "$RUN_DIR" "$1" --tag "$tag" \
     --id "$(docker image inspect -f '{{.Id}}' "$tag")" \
     --size "$(docker image inspect -f '{{.Size}}' "$tag")" \
-    --compressed "$(cat "$LAB_ROOT/.tools/images/$(docker image inspect -f '{{.Id}}' "$tag" | sed 's/^sha256://').gz-bytes" 2>/dev/null || echo 0)"
+    --compressed "$(cat "$LAB_ROOT/.tools/images/$(docker image inspect -f '{{.Id}}' "$tag" | sed 's/^sha256://').gz-bytes" 2>/dev/null || echo 0)" \
+    --digest "$(image_files_digest "$tag")"
 }
 
 io_study() { [[ " ${CASES[*]} " == *" upstream "* || " ${CASES[*]} " == *" write "* ]]; }

@@ -112,6 +112,25 @@ fresh_database() {
   lab_tool seed "$dir/app.db" >/dev/null
 }
 
+# image_files_digest TAG: the digest of TAG's files (paths, modes, owners,
+# contents; not times) from stacks/imagefiles, cached per image id. Two builds
+# of the same pinned inputs may differ in id yet hold the same files.
+image_files_digest() {
+  local id cache cid rc=0
+  id=$(docker image inspect -f '{{.Id}}' "$1") || die "image $1: not found"
+  cache="$LAB_ROOT/.tools/images/${id#sha256:}.files"
+  if [[ ! -s "$cache" ]]; then
+    mkdir -p "${cache%/*}"
+    # A created container is never started; export gives its file tree.
+    cid=$(docker create --network none "$1" 2>/dev/null) || die "image $1: docker create failed (needed to read its files)"
+    docker export "$cid" | lab_tool imagefiles >"$cache.tmp" || rc=$?
+    docker rm -f "$cid" >/dev/null 2>&1 || true
+    ((rc == 0)) || { rm -f "$cache.tmp"; die "image $1: could not digest its files"; }
+    mv "$cache.tmp" "$cache"
+  fi
+  awk '{print $1}' "$cache"
+}
+
 # lab_tool NAME ARGS...: run one of the lab's Go programs, built into .tools/bin
 # by scripts/build-tools (or with go run when it has not been built).
 lab_tool() {
