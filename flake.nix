@@ -82,7 +82,7 @@
       labTools = labGo {
         pname = "stacklab-tools";
         subPackages = [
-          "stacks/seed" "analysis/record" "analysis/summarize" "analysis/compare"
+          "stacks/seed" "stacks/imagefiles" "analysis/record" "analysis/summarize" "analysis/compare"
           "analysis/reproduce" "probes/cgsample" "probes/quiet" "probes/verify"
           "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo"
         ];

@@ -9,11 +9,14 @@
 //	docker export "$cid" | imagefiles
 //	docker rm "$cid"
 //
-// It prints "files:sha256:<hex> <entries>".
+// It prints "files:sha256:<hex> <entries>". With --list it prints instead
+// the line each entry contributes, sorted, so `diff` of two lists shows
+// which files two images do not share.
 package main
 
 import (
 	"archive/tar"
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -26,21 +29,54 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 {
-		fmt.Fprintln(os.Stderr, "usage: docker export CONTAINER | imagefiles")
+	list := false
+	switch {
+	case len(os.Args) == 2 && os.Args[1] == "--list":
+		list = true
+	case len(os.Args) > 1:
+		fmt.Fprintf(os.Stderr, "imagefiles: unknown argument %q (usage: docker export CONTAINER | imagefiles [--list])\n", os.Args[1])
 		os.Exit(2)
 	}
-	d, n, err := Digest(os.Stdin)
+	lines, err := Entries(os.Stdin)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "imagefiles: %v\n", err)
 		os.Exit(1)
 	}
-	fmt.Printf("%s %d\n", d, n)
+	if list {
+		w := bufio.NewWriter(os.Stdout)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+		if err := w.Flush(); err != nil {
+			fmt.Fprintf(os.Stderr, "imagefiles: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
+	fmt.Printf("%s %d\n", sum(lines), len(lines))
 }
 
 // Digest reads a tar stream and returns the digest of its entries, sorted
 // by path, and how many there were.
 func Digest(r io.Reader) (string, int, error) {
+	lines, err := Entries(r)
+	if err != nil {
+		return "", 0, err
+	}
+	return sum(lines), len(lines), nil
+}
+
+func sum(lines []string) string {
+	h := sha256.New()
+	for _, l := range lines {
+		io.WriteString(h, l)
+		h.Write([]byte{'\n'})
+	}
+	return "files:sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Entries reads a tar stream and returns one line per entry, sorted by path.
+func Entries(r io.Reader) ([]string, error) {
 	tr := tar.NewReader(r)
 	var lines []string
 	for {
@@ -49,24 +85,19 @@ func Digest(r io.Reader) (string, int, error) {
 			break
 		}
 		if err != nil {
-			return "", 0, fmt.Errorf("reading the tar (entry %d): %w", len(lines)+1, err)
+			return nil, fmt.Errorf("reading the tar (entry %d): %w", len(lines)+1, err)
 		}
 		line, err := describe(h, tr)
 		if err != nil {
-			return "", 0, err
+			return nil, err
 		}
 		lines = append(lines, line)
 	}
 	if len(lines) == 0 {
-		return "", 0, errors.New("the tar is empty: is this `docker export` of a created container?")
+		return nil, errors.New("the tar is empty: is this `docker export` of a created container?")
 	}
 	sort.Strings(lines)
-	sum := sha256.New()
-	for _, l := range lines {
-		io.WriteString(sum, l)
-		sum.Write([]byte{'\n'})
-	}
-	return "files:sha256:" + hex.EncodeToString(sum.Sum(nil)), len(lines), nil
+	return lines, nil
 }
 
 // describe is one entry as a line that starts with its cleaned path, so
