@@ -276,12 +276,22 @@ func failure(m *manifest.Manifest, args []string) error {
 }
 
 // describe prints what scripts/rerun needs to run a study again, one
-// "key value" line each: the study's parameters, then "image STACK ID" and
-// "tool NAME VERSION" lines, sorted, so bash can read them with `read`.
+// "key value" line each: the study's parameters, then "image STACK ID DIGEST"
+// and "tool NAME VERSION" lines, sorted, so bash can read them with `read`.
+// When this host is not the run's (by the rule compare uses), a
+// "host_differs SENTENCE" line says how.
 func describe(dir string) error {
 	m, err := manifest.Read(dir)
 	if err != nil {
 		return err
+	}
+	fp, err := fingerprint()
+	if err != nil {
+		return err
+	}
+	here := manifest.Host{Profile: m.Host.Profile, Fingerprint: fp}
+	if !manifest.SameFingerprint(m.Host, here) {
+		fmt.Printf("host_differs the run was on %s; this host is %s\n", hostLine(m.Host), hostLine(here))
 	}
 	p := m.Parameters
 	fmt.Printf("study %s\nprofile %s\nhost_profile %s\nlabel %s\n", m.Study, m.Profile, m.Host.Profile, m.Label)
@@ -357,4 +367,11 @@ func writeChecksums(dir string) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, "checksums.sha256"))
+}
+
+// hostLine names a host by what SameFingerprint compares.
+func hostLine(h manifest.Host) string {
+	f := h.Fingerprint
+	return fmt.Sprintf("%s: %s, %d cores, %.1f GiB, kernel %s", h.Profile, f.CPUModel, f.Cores,
+		float64(f.MemoryBytes)/(1<<30), f.Kernel)
 }
