@@ -112,20 +112,26 @@ fresh_database() {
   lab_tool seed "$dir/app.db" >/dev/null
 }
 
+# image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by
+# `docker export` of a container that is created and never started
+image_files() {
+  local cid rc=0
+  cid=$(docker create --network none "$1" 2>/dev/null) || die "image $1: docker create failed (needed to read its files)"
+  docker export "$cid" | lab_tool imagefiles "${@:2}" || rc=$?
+  docker rm -f "$cid" >/dev/null 2>&1 || true
+  ((rc == 0)) || die "image $1: could not read its files"
+}
+
 # image_files_digest TAG: the digest of TAG's files (paths, modes, owners,
-# contents; not times) from stacks/imagefiles, cached per image id. Two builds
-# of the same pinned inputs may differ in id yet hold the same files.
+# contents; not times), cached per image id. Two builds of the same pinned
+# inputs may differ in id yet hold the same files.
 image_files_digest() {
-  local id cache cid rc=0
+  local id cache
   id=$(docker image inspect -f '{{.Id}}' "$1") || die "image $1: not found"
   cache="$LAB_ROOT/.tools/images/${id#sha256:}.files"
   if [[ ! -s "$cache" ]]; then
     mkdir -p "${cache%/*}"
-    # A created container is never started; export gives its file tree.
-    cid=$(docker create --network none "$1" 2>/dev/null) || die "image $1: docker create failed (needed to read its files)"
-    docker export "$cid" | lab_tool imagefiles >"$cache.tmp" || rc=$?
-    docker rm -f "$cid" >/dev/null 2>&1 || true
-    ((rc == 0)) || { rm -f "$cache.tmp"; die "image $1: could not digest its files"; }
+    image_files "$1" >"$cache.tmp"
     mv "$cache.tmp" "$cache"
   fi
   awk '{print $1}' "$cache"
