@@ -11,28 +11,42 @@ import (
 	"path/filepath"
 )
 
-// Version is the manifest_version this code writes and accepts.
-const Version = 1
+// Version is the manifest_version this code writes. Version 1 (before
+// studies were files) is still read: it has no study_files of its own
+// until `record adopt-study` adds them.
+const Version = 2
 
 // FileName is the manifest's name inside a results folder.
 const FileName = "manifest.json"
 
 type Manifest struct {
-	ManifestVersion  int               `json:"manifest_version"`
-	Complete         bool              `json:"complete"`
-	IncompleteReason string            `json:"incomplete_reason"`
-	LabCommit        string            `json:"lab_commit"`
-	StartedAt        string            `json:"started_at"`
-	EndedAt          string            `json:"ended_at"`
-	Study            string            `json:"study"`
-	Profile          string            `json:"profile"`
-	Label            string            `json:"label"`
-	Host             Host              `json:"host"`
-	Parameters       Parameters        `json:"parameters"`
-	Tools            map[string]string `json:"tools"`
-	Images           map[string]Image  `json:"images"`
-	Runs             []Run             `json:"runs"`
-	Failures         []Failure         `json:"failures"`
+	ManifestVersion  int    `json:"manifest_version"`
+	Complete         bool   `json:"complete"`
+	IncompleteReason string `json:"incomplete_reason"`
+	LabCommit        string `json:"lab_commit"`
+	StartedAt        string `json:"started_at"`
+	EndedAt          string `json:"ended_at"`
+	Study            string `json:"study"`
+	// StudyFiles is the study as it was measured: its own file first, then
+	// those it includes. Analysis and a re-run read this copy, never the
+	// file in studies/ (which may have changed since).
+	StudyFiles []StudyFile `json:"study_files,omitempty"`
+	StudyHash  string      `json:"study_hash,omitempty"`
+	// StudyAdopted says when and how StudyFiles were added to a manifest
+	// written before studies were files.
+	StudyAdopted string            `json:"study_adopted,omitempty"`
+	Profile      string            `json:"profile"`
+	Label        string            `json:"label"`
+	Host         Host              `json:"host"`
+	Parameters   Parameters        `json:"parameters"`
+	Tools        map[string]string `json:"tools"`
+	Images       map[string]Image  `json:"images"`
+	// Rows describes each row of the tables that is not simply a stack
+	// folder's image run as it ships: a variant (the same image with other
+	// environment) or a stack's request slots. Keyed by row name.
+	Rows     map[string]RowInfo `json:"rows,omitempty"`
+	Runs     []Run              `json:"runs"`
+	Failures []Failure          `json:"failures"`
 }
 
 type Host struct {
@@ -77,6 +91,24 @@ type Image struct {
 	SizeBytes  int64  `json:"size_bytes"`
 	Compressed int64  `json:"compressed_bytes,omitempty"`
 	Digest     string `json:"content_digest,omitempty"`
+}
+
+// StudyFile is one study file's name (without .toml) and text.
+type StudyFile struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// RowInfo is how one row of the tables was run.
+type RowInfo struct {
+	Stack string            `json:"stack"`
+	Env   map[string]string `json:"env,omitempty"`
+	// RequestSlots is how many requests the row serves at once (workers ×
+	// threads), 0 when the stack sets no such limit.
+	RequestSlots int `json:"request_slots"`
+	// Contract is "app" (APP.md, checked by verify) or "none" (an image
+	// of the user's own, checked by the study's per-case checks).
+	Contract string `json:"contract,omitempty"`
 }
 
 type Run struct {
@@ -133,8 +165,8 @@ func Parse(path string, b []byte) (*Manifest, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, &Error{path, "not valid JSON: " + err.Error()}
 	}
-	if m.ManifestVersion != Version {
-		return nil, &Error{path, fmt.Sprintf("unknown manifest_version %d (this lab reads %d)", m.ManifestVersion, Version)}
+	if m.ManifestVersion < 1 || m.ManifestVersion > Version {
+		return nil, &Error{path, fmt.Sprintf("unknown manifest_version %d (this lab reads 1 to %d)", m.ManifestVersion, Version)}
 	}
 	if m.Study == "" {
 		return nil, &Error{path, "no study"}

@@ -104,15 +104,27 @@ func Parse(path string, b []byte) (*Result, error) {
 	return &r, nil
 }
 
-// Good is the number of 2xx answers: the only answers the lab counts.
-func (r *Result) Good() int64 {
+// Good is the number of 2xx answers: the only answers the lab counts
+// unless a case names its own.
+func (r *Result) Good() int64 { return r.GoodWith(Is2xx) }
+
+// Is2xx is the lab's default rule for a good answer.
+func Is2xx(status int) bool { return status >= 200 && status < 300 }
+
+// GoodWith counts the answers whose status ok accepts.
+func (r *Result) GoodWith(ok func(int) bool) int64 {
 	var n int64
 	for code, c := range r.StatusCodeDistribution {
-		if len(code) == 3 && code[0] == '2' {
+		if st, err := strconv.Atoi(code); err == nil && ok(st) {
 			n += c
 		}
 	}
 	return n
+}
+
+// GoodPerSecWith is GoodWith per second of the window.
+func (r *Result) GoodPerSecWith(ok func(int) bool) float64 {
+	return float64(r.GoodWith(ok)) / r.Summary.Total
 }
 
 // GoodPerSec is 2xx answers per second of the window.
@@ -125,13 +137,16 @@ type StatusCount struct {
 }
 
 // Bad lists the non-2xx statuses, by status code.
-func (r *Result) Bad() []StatusCount {
+func (r *Result) Bad() []StatusCount { return r.BadWith(Is2xx) }
+
+// BadWith lists the statuses ok refuses, by status code.
+func (r *Result) BadWith(ok func(int) bool) []StatusCount {
 	var out []StatusCount
 	for code, c := range r.StatusCodeDistribution {
-		if len(code) == 3 && code[0] == '2' || c == 0 {
+		n, err := strconv.Atoi(code)
+		if err == nil && ok(n) || c == 0 {
 			continue
 		}
-		n, _ := strconv.Atoi(code)
 		out = append(out, StatusCount{n, c})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Code < out[j].Code })

@@ -2,14 +2,21 @@
 // (scripts/bench calls it; scripts never build JSON themselves) and, at the
 // end, checksums.sha256 over every raw file.
 //
-//	record start   DIR --study S --profile P --host-profile FILE [--label L] --runs N
+//	record start   DIR --study-file FILE --profile P --host-profile FILE [--label L] --runs N
 //	               --warmup S --duration S --connections N --cases a,b --stacks a,b
+//	               [--slots ROW=N]... [--contract ROW=app|none]...
 //	               [--extra K=V]... [--tool NAME=VERSION]... [--lab-commit C]
 //	record image   DIR STACK --tag T --id ID --size BYTES [--compressed BYTES]
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
 //	record finish  DIR [--incomplete REASON]
 //	record describe DIR     what a re-run needs, as "key value" lines
+//	record adopt-study DIR STUDYFILE   give a manifest written before studies
+//	               were files the copy of its study (refused unless the study's
+//	               windows are exactly the run's cases)
+//	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
+//	record resources OUT --boot-ms N --memory-idle B --memory-after B
+//	record rows OUT --before N --after N               a write window's rows.json
 package main
 
 import (
@@ -29,6 +36,7 @@ import (
 	"time"
 
 	"stacklab/analysis/manifest"
+	"stacklab/analysis/study"
 )
 
 func main() {
@@ -49,6 +57,14 @@ func main() {
 		err = update(dir, args, failure)
 	case "describe":
 		err = describe(dir)
+	case "loadgen":
+		err = loadgen(dir, args)
+	case "resources":
+		err = resources(dir, args)
+	case "rows":
+		err = rows(dir, args)
+	case "adopt-study":
+		err = adoptStudy(dir, args)
 	case "finish":
 		if err = update(dir, args, finish); err == nil {
 			err = writeChecksums(dir)
@@ -88,7 +104,7 @@ func pairs(kv []string, flagName string) (map[string]string, error) {
 
 func start(dir string, args []string) error {
 	fl := flag.NewFlagSet("record start", flag.ContinueOnError)
-	study := fl.String("study", "", "study name")
+	studyFile := fl.String("study-file", "", "the study file measured (its text goes into the manifest)")
 	profile := fl.String("profile", "", "bench profile (quick, full)")
 	label := fl.String("label", "", "label of this run")
 	hostProfile := fl.String("host-profile", "", "hosts/<name>.env used")
@@ -99,14 +115,24 @@ func start(dir string, args []string) error {
 	cases := fl.String("cases", "", "cases, comma separated")
 	stacks := fl.String("stacks", "", "stacks, comma separated")
 	commit := fl.String("lab-commit", "", "the lab's git commit")
-	var extra, tools multi
+	var extra, tools, slots, contracts multi
+	fl.Var(&slots, "slots", "a row's request slots ROW=N (repeatable)")
+	fl.Var(&contracts, "contract", "a row's contract ROW=app|none (repeatable)")
 	fl.Var(&extra, "extra", "study parameter KEY=VALUE (repeatable)")
 	fl.Var(&tools, "tool", "tool NAME=VERSION (repeatable)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	if *study == "" || *profile == "" || *hostProfile == "" {
-		return fmt.Errorf("--study, --profile and --host-profile are required")
+	if *studyFile == "" || *profile == "" || *hostProfile == "" {
+		return fmt.Errorf("--study-file, --profile and --host-profile are required")
+	}
+	st, err := study.Load(*studyFile)
+	if err != nil {
+		return err
+	}
+	rows, err := rowInfo(st, list(*stacks), slots, contracts)
+	if err != nil {
+		return err
 	}
 	settings, err := readEnv(*hostProfile)
 	if err != nil {
@@ -132,7 +158,9 @@ func start(dir string, args []string) error {
 		IncompleteReason: "running",
 		LabCommit:        *commit,
 		StartedAt:        time.Now().UTC().Format(time.RFC3339),
-		Study:            *study,
+		Study:            st.Name,
+		StudyFiles:       studyFiles(st),
+		StudyHash:        st.Hash(),
 		Profile:          *profile,
 		Label:            *label,
 		Host: manifest.Host{
@@ -146,9 +174,88 @@ func start(dir string, args []string) error {
 		},
 		Tools:    tl,
 		Images:   map[string]manifest.Image{},
+		Rows:     rows,
 		Runs:     []manifest.Run{},
 		Failures: []manifest.Failure{},
 	}
+	return manifest.Write(dir, m)
+}
+
+func studyFiles(st *study.Study) []manifest.StudyFile {
+	out := make([]manifest.StudyFile, len(st.Files))
+	for i, f := range st.Files {
+		out[i] = manifest.StudyFile{Name: f.Name, Text: f.Text}
+	}
+	return out
+}
+
+// rowInfo says how each row runs: its stack, a variant's environment, its
+// request slots and its contract.
+func rowInfo(st *study.Study, rows []string, slots, contracts []string) (map[string]manifest.RowInfo, error) {
+	sl, err := pairs(slots, "slots")
+	if err != nil {
+		return nil, err
+	}
+	ct, err := pairs(contracts, "contract")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]manifest.RowInfo{}
+	for _, r := range rows {
+		info := manifest.RowInfo{Stack: st.StackOf(r), Contract: ct[r]}
+		if info.Contract == "" {
+			info.Contract = "app"
+		}
+		if info.Contract != "app" && info.Contract != "none" {
+			return nil, fmt.Errorf("--contract %s=%s: want app or none", r, ct[r])
+		}
+		if v, ok := sl[r]; ok && v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("--slots %s=%s: want a count of 0 or more", r, v)
+			}
+			info.RequestSlots = n
+		}
+		if v := st.Variant(r); v != nil {
+			info.Env = v.Env
+			if v.Slots > 0 {
+				info.RequestSlots = v.Slots
+			}
+		}
+		out[r] = info
+	}
+	return out, nil
+}
+
+// adoptStudy gives a manifest written before studies were files the copy
+// of its study, when the study's windows are exactly the run's cases.
+func adoptStudy(dir string, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("want DIR STUDYFILE")
+	}
+	st, err := study.Load(args[0])
+	if err != nil {
+		return err
+	}
+	m, err := manifest.Read(dir)
+	if err != nil {
+		return err
+	}
+	if len(m.StudyFiles) > 0 {
+		return fmt.Errorf("%s already holds its study (%s)", dir, m.StudyHash)
+	}
+	var ids []string
+	for _, w := range st.Windows(m.Parameters.Connections) {
+		ids = append(ids, w.ID)
+	}
+	have := append([]string(nil), m.Parameters.Cases...)
+	sort.Strings(ids)
+	sort.Strings(have)
+	if strings.Join(ids, ",") != strings.Join(have, ",") {
+		return fmt.Errorf("%s measured %s; %s has the windows %s: not the same study", dir, strings.Join(have, ","), args[0], strings.Join(ids, ","))
+	}
+	m.StudyFiles, m.StudyHash = studyFiles(st), st.Hash()
+	m.StudyAdopted = fmt.Sprintf("study_files added on %s from the lab's %s, whose windows are this run's cases; the run itself predates study files", time.Now().UTC().Format("2006-01-02"), args[0])
 	return manifest.Write(dir, m)
 }
 

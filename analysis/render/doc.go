@@ -115,8 +115,13 @@ func header(s *summary.Summary) block {
 	if len(s.Discarded) > 0 {
 		discarded = strings.Join(s.Discarded, "; ")
 	}
+	study := s.Study
+	if s.StudyHash != "" {
+		study += " (" + s.StudyHash[:min(len(s.StudyHash), 19)] + "…, its text is in manifest.json)"
+	}
 	items := []string{
 		"folder: " + s.Folder,
+		"study: " + study,
 		fmt.Sprintf("host: %s (%s, %d cores, %s, kernel %s, cgroup %s, dirty_ratio %d)",
 			s.HostProfile, fp.CPUModel, fp.Cores, units.Bytes(float64(fp.MemoryBytes)), fp.Kernel, fp.CgroupMode, fp.VM.DirtyRatio),
 		fmt.Sprintf("profile: %s (%d runs, warm-up %g s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, pm.DurationS, pm.Connections),
@@ -131,72 +136,117 @@ func header(s *summary.Summary) block {
 }
 
 func section(s *summary.Summary, sec summary.Section) []block {
-	var out []block
-	var alone, under *summary.CaseTable
+	var out, pairs []block
+	read := map[string]bool{} // cases another is read against
+	for _, ct := range sec.Cases {
+		if ct.Alone != "" {
+			read[ct.Alone] = true
+		}
+	}
 	for i := range sec.Cases {
 		ct := &sec.Cases[i]
-		switch ct.Case {
-		case "read":
-			alone = ct
+		if ct.Alone != "" {
+			pairs = append(pairs, pairBlocks(s, find(sec, ct.Alone), ct)...)
 			continue
-		case "read-under-writes":
-			under = ct
+		}
+		if read[ct.Case] {
 			continue
 		}
 		out = append(out, h(3, ct.Case))
-		ceil := ceilingOf(s, ct.Case)
-		out = append(out, caseTable(s, ct, ceil))
-		if ceil != nil {
-			out = append(out, p("The first row is a ceiling, not a stack: %s.", ceilingMeaning(ct.Case)))
+		out = append(out, caseTable(s, ct))
+		if len(ct.Ceilings) > 0 {
+			out = append(out, p("The first row%s a ceiling, not a stack: oha straight against the mock upstream, with the case's connections; a stack near it is limited by the upstream or the generator, not by itself.", plural(len(ct.Ceilings), " is", "s are")))
+		}
+		if hasLittle(ct) {
+			out = append(out, p("Little's law: min(connections, the stack's request slots) ÷ the upstream delay, the most a stack can answer when every request waits on the upstream; slots come from each stack's REQUEST_SLOTS (or the variant's), none meaning no limit below the connections."))
+		}
+		if ct.ErrorsReported {
+			out = append(out, p("Errors are part of this case's result (errors = \"report\"): the error rate is errors ÷ answers over all runs, and errors fail no gate."))
 		}
 		out = append(out, notes(ct)...)
-		out = append(out, chartBlock(rateChart(s, ct, ceil)), chartBlock(p99Chart(s, ct)))
+		out = append(out, chartBlock(rateChart(s, ct, true)), chartBlock(p99Chart(s, ct)))
 	}
-	if alone != nil || under != nil {
-		out = append(out, readBlocks(s, alone, under)...)
-	}
-	return out
+	return append(out, pairs...)
 }
 
-// ceilingOf is the ceiling row shown in case c's table, nil when none.
-func ceilingOf(s *summary.Summary, c string) *summary.Row {
-	switch c {
-	case "upstream":
-		return s.UpstreamCeiling
-	case "up":
-		return s.GeneratorCeiling
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func hasLittle(ct *summary.CaseTable) bool {
+	for _, r := range ct.Rows {
+		if r.LittlesLaw != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func find(sec summary.Section, name string) *summary.CaseTable {
+	for i := range sec.Cases {
+		if sec.Cases[i].Case == name {
+			return &sec.Cases[i]
+		}
 	}
 	return nil
 }
 
-func ceilingMeaning(c string) string {
-	if c == "upstream" {
-		return "oha straight against the mock upstream, with the upstream case's connections; a stack near it is limited by the upstream or the generator, not by itself"
-	}
-	return "oha against the fastest stack's /up on its own CPUs; a stack near it is limited by the generator"
-}
-
-func caseTable(s *summary.Summary, ct *summary.CaseTable, ceil *summary.Row) block {
-	write := false
+func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
+	write, little := false, hasLittle(ct)
 	for _, r := range ct.Rows {
 		if len(r.RowsCheck) > 0 {
 			write = true
 		}
 	}
-	t := block{kind: table,
-		header: []string{"stack", "req/s (2xx)", "vs " + s.Options.Baseline, "p50 ms", "p99 ms", "errors", "cut at deadline", "generator"},
-		right:  []bool{false, true, true, true, true, true, true, false}}
+	t := block{kind: table}
+	col := func(name string, right bool) {
+		t.header = append(t.header, name)
+		t.right = append(t.right, right)
+	}
+	col("stack", false)
+	if ct.Swept {
+		col("setting", false)
+	}
+	col("req/s (2xx)", true)
+	if little {
+		col("Little's law", true)
+	}
+	col("vs "+s.Options.Baseline, true)
+	col("p50 ms", true)
+	col("p99 ms", true)
+	col("errors", true)
+	if ct.ErrorsReported {
+		col("error rate", true)
+	}
+	col("cut at deadline", true)
+	col("generator", false)
 	if write {
-		t.header = append(t.header, "rows = 2xx")
-		t.right = append(t.right, false)
+		col("rows = 2xx", false)
 	}
-	rows := ct.Rows
-	if ceil != nil {
-		rows = append([]summary.Row{*ceil}, rows...)
-	}
-	for _, r := range rows {
-		row := []string{r.Stack, cellRate(r.ReqPerSec, r), cellRatio(r.Ratio), cellMs(r.P50Ms), cellMs(r.P99Ms),
-			cellErrors(r), units.Group(r.Cut), cellGenerator(r.Generator)}
+	rows := append(append([]summary.Row{}, ct.Ceilings...), ct.Rows...)
+	for i, r := range rows {
+		isCeiling := i < len(ct.Ceilings)
+		row := []string{r.Stack}
+		if ct.Swept {
+			row = append(row, r.Setting)
+		}
+		row = append(row, cellRate(r.ReqPerSec, r))
+		if little {
+			row = append(row, cellLittle(r))
+		}
+		ratio := cellRatio(r.Ratio)
+		errs := cellErrors(r)
+		if isCeiling {
+			ratio = "—"
+		}
+		row = append(row, ratio, cellMs(r.P50Ms), cellMs(r.P99Ms), errs)
+		if ct.ErrorsReported {
+			row = append(row, cellErrorRate(r))
+		}
+		row = append(row, units.Group(r.Cut), cellGenerator(r.Generator))
 		if write {
 			row = append(row, cellRows(r.RowsCheck))
 		}
@@ -205,14 +255,29 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable, ceil *summary.Row) blo
 	return t
 }
 
-func readBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
-	out := []block{h(3, "reads alone and under capped writes")}
+func cellLittle(r summary.Row) string {
+	if r.LittlesLaw == nil {
+		return "—"
+	}
+	return units.Rate(*r.LittlesLaw)
+}
+
+func cellErrorRate(r summary.Row) string {
+	if r.ErrorRate == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f%%", 100**r.ErrorRate)
+}
+
+// pairBlocks sets a case beside the one it is read against (under, alone):
+// the same request with and without the companion load.
+func pairBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
+	out := []block{h(3, alone.Case+" alone and "+under.Case)}
 	t := block{kind: table,
-		header: []string{"stack", "read req/s", "under writes req/s", "change", "read p99 ms", "under writes p99 ms", "writes achieved req/s", "errors", "generator"},
+		header: []string{"stack", alone.Case + " req/s", under.Case + " req/s", "change", alone.Case + " p99 ms", under.Case + " p99 ms", "companion achieved req/s", "errors", "generator"},
 		right:  []bool{false, true, true, true, true, true, true, true, false}}
-	stacks := s.Parameters.Stacks
-	for _, stack := range stacks {
-		a, u := find(alone, stack), find(under, stack)
+	for _, stack := range s.Parameters.Stacks {
+		a, u := findRow(alone, stack), findRow(under, stack)
 		row := []string{stack, "—", "—", "—", "—", "—", "—", "", ""}
 		var errs []string
 		var gens []string
@@ -235,17 +300,15 @@ func readBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
 		row[7], row[8] = strings.Join(errs, " / "), strings.Join(gens, " / ")
 		t.rows = append(t.rows, row)
 	}
-	out = append(out, t, p("Errors and generator: read alone / under writes. The writers are capped (see the parameters); \"writes achieved\" counts their 2xx answers per second."))
+	out = append(out, t, p("Errors and generator: %s / %s. The companion load runs during %s only, capped as the study says; \"companion achieved\" counts its 2xx answers per second.", alone.Case, under.Case, under.Case))
 	for _, ct := range []*summary.CaseTable{alone, under} {
-		if ct != nil {
-			out = append(out, notes(ct)...)
-			out = append(out, chartBlock(rateChart(s, ct, nil)), chartBlock(p99Chart(s, ct)))
-		}
+		out = append(out, notes(ct)...)
+		out = append(out, chartBlock(rateChart(s, ct, false)), chartBlock(p99Chart(s, ct)))
 	}
 	return out
 }
 
-func find(ct *summary.CaseTable, stack string) *summary.Row {
+func findRow(ct *summary.CaseTable, stack string) *summary.Row {
 	if ct == nil {
 		return nil
 	}
@@ -262,7 +325,7 @@ func notes(ct *summary.CaseTable) []block {
 	var sat []string
 	for _, r := range ct.Rows {
 		if len(r.Generator.SaturatedRuns) > 0 {
-			sat = append(sat, r.Stack)
+			sat = append(sat, rowLabel(r))
 		}
 	}
 	if len(sat) == 0 {

@@ -123,14 +123,14 @@ type bar struct {
 
 func chartBlock(c *chartSpec) block { return block{kind: chart, chart: c} }
 
-func rateChart(s *summary.Summary, ct *summary.CaseTable, ceil *summary.Row) *chartSpec {
+func rateChart(s *summary.Summary, ct *summary.CaseTable, withCeilings bool) *chartSpec {
 	c := &chartSpec{id: "rate-" + ct.Case, title: ct.Case + ": req/s (2xx only), median with min–max over runs", format: units.Rate}
 	rows := ct.Rows
-	if ceil != nil {
-		rows = append([]summary.Row{*ceil}, rows...)
+	if withCeilings {
+		rows = append(append([]summary.Row{}, ct.Ceilings...), rows...)
 	}
 	for _, r := range rows {
-		c.bars = append(c.bars, bar{label: r.Stack, r: r.ReqPerSec, failed: len(r.Failed) > 0, missing: r.ReqPerSec.N == 0,
+		c.bars = append(c.bars, bar{label: rowLabel(r), r: r.ReqPerSec, failed: len(r.Failed) > 0, missing: r.ReqPerSec.N == 0,
 			saturated: len(r.Generator.SaturatedRuns) > 0})
 	}
 	return c
@@ -139,9 +139,17 @@ func rateChart(s *summary.Summary, ct *summary.CaseTable, ceil *summary.Row) *ch
 func p99Chart(s *summary.Summary, ct *summary.CaseTable) *chartSpec {
 	c := &chartSpec{id: "p99-" + ct.Case, title: ct.Case + ": p99 latency in ms, median with min–max over runs", format: units.Ms}
 	for _, r := range ct.Rows {
-		c.bars = append(c.bars, bar{label: r.Stack, r: r.P99Ms, failed: len(r.Failed) > 0, missing: r.P99Ms.N == 0})
+		c.bars = append(c.bars, bar{label: rowLabel(r), r: r.P99Ms, failed: len(r.Failed) > 0, missing: r.P99Ms.N == 0})
 	}
 	return c
+}
+
+// rowLabel names a row in a chart: the stack, and the setting of a swept case.
+func rowLabel(r summary.Row) string {
+	if r.Setting != "" {
+		return r.Stack + " · " + r.Setting
+	}
+	return r.Stack
 }
 
 func memoryChart(s *summary.Summary) *chartSpec {

@@ -17,6 +17,7 @@ import (
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
+	"stacklab/analysis/study"
 	"stacklab/probes/timeline"
 )
 
@@ -34,21 +35,26 @@ type Folder struct {
 	Dir      string // as given on the command line
 	Name     string // the folder's base name, which the outputs show
 	Manifest *manifest.Manifest
-	Runs     []Run // the kept runs, by number; raw/discarded is never read
+	// Study is the manifest's copy of the study, parsed: the cases, their
+	// windows and how each is read.
+	Study *study.Study
+	Runs  []Run // the kept runs, by number; raw/discarded is never read
 }
 
 // Run is one kept run: raw/run-N.
 type Run struct {
 	N    int
 	Host manifest.Host
-	// UpstreamCeiling is oha run straight against the mock upstream; nil
-	// when the run has none (pages study).
-	UpstreamCeiling *oha.Result
-	// GeneratorCeiling is oha's own ceiling, when the bench measured it.
-	GeneratorCeiling *oha.Result
-	// The generator's CPU use while measuring each ceiling, when recorded.
-	UpstreamCeilingLoadgen, GeneratorCeilingLoadgen *Loadgen
-	Stacks                                          []StackRun // in the manifest's order of stacks
+	// Ceilings are oha run straight against the mock upstream, keyed by the
+	// window whose case asks for one (raw/run-N/<window>-ceiling.json).
+	Ceilings map[string]*Ceiling
+	Stacks   []StackRun // in the manifest's order of stacks
+}
+
+// Ceiling is one ceiling window: oha's result and its CPU use.
+type Ceiling struct {
+	Result  *oha.Result
+	Loadgen *Loadgen
 }
 
 // StackRun is one stack within a run: raw/run-N/<stack>.
@@ -155,7 +161,12 @@ func Load(dir string) (*Folder, error) {
 	if err := VerifyChecksums(dir); err != nil {
 		return nil, err
 	}
-	f := &Folder{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Manifest: m}
+	mpath := filepath.Join(dir, manifest.FileName)
+	sty, err := StudyOf(mpath, m)
+	if err != nil {
+		return nil, err
+	}
+	f := &Folder{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Manifest: m, Study: sty}
 	nums, err := runNumbers(dir)
 	if err != nil {
 		return nil, err
@@ -182,6 +193,31 @@ func Load(dir string) (*Folder, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// StudyOf parses the manifest's copy of its study and checks that it
+// holds every window the manifest lists.
+func StudyOf(mpath string, m *manifest.Manifest) (*study.Study, error) {
+	if len(m.StudyFiles) == 0 {
+		return nil, &Error{mpath, "no study_files (written before studies were files; `just adopt-study RUN studies/" + m.Study + ".toml` adds the copy)"}
+	}
+	files := make([]study.File, len(m.StudyFiles))
+	for i, f := range m.StudyFiles {
+		files[i] = study.File{Name: f.Name, Text: f.Text}
+	}
+	if m.StudyHash != "" && study.HashFiles(files) != m.StudyHash {
+		return nil, &Error{mpath, "study_files do not match study_hash: the copy of the study was edited"}
+	}
+	st, err := study.FromFiles(mpath, files)
+	if err != nil {
+		return nil, &Error{mpath, "study_files: " + err.Error()}
+	}
+	for _, id := range m.Parameters.Cases {
+		if _, ok := st.Window(id, m.Parameters.Connections); !ok {
+			return nil, &Error{mpath, fmt.Sprintf("parameters.cases names %q, which is no window of the study it holds", id)}
+		}
+	}
+	return st, nil
 }
 
 func checkOneHost(dir string, f *Folder) error {
@@ -227,23 +263,23 @@ func runNumbers(dir string) ([]int, error) {
 func loadRun(dir string, m *manifest.Manifest, n int) (*Run, error) {
 	rel := filepath.Join("raw", "run-"+strconv.Itoa(n))
 	run := &Run{N: n}
-	var err error
-	if run.UpstreamCeiling, err = optionalOha(dir, filepath.Join(rel, "upstream-ceiling.json")); err != nil {
-		return nil, err
-	}
-	if run.GeneratorCeiling, err = optionalOha(dir, filepath.Join(rel, "generator-ceiling.json")); err != nil {
-		return nil, err
-	}
-	for _, c := range []struct {
-		name string
-		dst  **Loadgen
-	}{{"upstream-ceiling", &run.UpstreamCeilingLoadgen}, {"generator-ceiling", &run.GeneratorCeilingLoadgen}} {
+	run.Ceilings = map[string]*Ceiling{}
+	for _, id := range m.Parameters.Cases {
+		res, err := optionalOha(dir, filepath.Join(rel, id+"-ceiling.json"))
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			continue
+		}
+		c := &Ceiling{Result: res}
 		lg := &Loadgen{}
-		if ok, err := optionalJSON(dir, filepath.Join(rel, c.name+".loadgen.json"), lg); err != nil {
+		if ok, err := optionalJSON(dir, filepath.Join(rel, id+"-ceiling.loadgen.json"), lg); err != nil {
 			return nil, err
 		} else if ok {
-			*c.dst = lg
+			c.Loadgen = lg
 		}
+		run.Ceilings[id] = c
 	}
 	for _, stack := range m.Parameters.Stacks {
 		sr := StackRun{Stack: stack}

@@ -15,12 +15,14 @@ import (
 	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
+	"stacklab/analysis/study"
 )
 
 // Summary is everything summary.md, summary.json and report.html show.
 type Summary struct {
 	Folder           string               `json:"folder"`
 	Study            string               `json:"study"`
+	StudyHash        string               `json:"study_hash,omitempty"`
 	Profile          string               `json:"profile"`
 	Label            string               `json:"label,omitempty"`
 	HostProfile      string               `json:"host_profile"`
@@ -36,12 +38,7 @@ type Summary struct {
 	Discarded        []string             `json:"discarded"`
 	Options          Options              `json:"options"`
 	Sections         []Section            `json:"sections"`
-	// UpstreamCeiling is oha straight against the mock upstream, shown as
-	// a row of the upstream table; GeneratorCeiling is oha's own limit,
-	// shown as a row of the up table. Their Stack names what they are.
-	UpstreamCeiling  *Row          `json:"upstream_ceiling,omitempty"`
-	GeneratorCeiling *Row          `json:"generator_ceiling,omitempty"`
-	Resources        []ResourceRow `json:"resources"`
+	Resources        []ResourceRow        `json:"resources"`
 	// SamplerCost compares a case measured with and without the cgroup
 	// sampler in the same run and container; empty when not measured.
 	SamplerCost []SamplerPair `json:"sampler_cost"`
@@ -67,10 +64,20 @@ type Section struct {
 	Cases []CaseTable `json:"cases"`
 }
 
-// CaseTable is one case: a row per stack.
+// CaseTable is one case: a row per stack and window (a case that sweeps
+// connections or rates has several windows).
 type CaseTable struct {
 	Case string `json:"case"`
 	Rows []Row  `json:"rows"`
+	// Ceilings are oha straight against the mock upstream, one per window,
+	// when the case asks for them; their Stack names what they are.
+	Ceilings []Row `json:"ceilings,omitempty"`
+	// Swept is set when the case has more than one window.
+	Swept bool `json:"swept,omitempty"`
+	// Alone names the case this one is read against.
+	Alone string `json:"alone,omitempty"`
+	// ErrorsReported: errors are a result column, not a gate.
+	ErrorsReported bool `json:"errors_reported,omitempty"`
 }
 
 // Row is one stack in one case. Per-run slices are indexed like
@@ -78,6 +85,15 @@ type CaseTable struct {
 // the ranges and shown as null in PerRun).
 type Row struct {
 	Stack string `json:"stack"`
+	// Window and Setting name the window of a case that sweeps.
+	Window  string `json:"window,omitempty"`
+	Setting string `json:"setting,omitempty"`
+	// LittlesLaw is the ceiling a case waiting on the upstream has:
+	// min(connections, the row's request slots) ÷ the delay, in req/s.
+	LittlesLaw *float64 `json:"littles_law_req_per_sec,omitempty"`
+	// ErrorRate is errors ÷ answers over all runs, for a case whose
+	// errors are reported rather than gated.
+	ErrorRate *float64 `json:"error_rate,omitempty"`
 	// ReqPerSec counts 2xx answers only, per second of the window.
 	ReqPerSec stat.Range   `json:"req_per_sec"`
 	PerRun    []*float64   `json:"req_per_sec_per_run"`
@@ -170,28 +186,6 @@ func (f Failure) String() string {
 	return fmt.Sprintf("run %d, %s, %s: %s", f.Run, f.Stack, f.Case, f.Cause)
 }
 
-// Study names and their cases, in the order tables show them.
-var studyCases = []struct {
-	study string
-	cases []string
-}{
-	{"pages", []string{"up", "json", "items", "page"}},
-	{"io", []string{"upstream", "write", "read", "read-under-writes"}},
-}
-
-// StudyOf names the study a case belongs to ("other" for a case the lab
-// does not know, which is still shown).
-func StudyOf(c string) string {
-	for _, s := range studyCases {
-		for _, k := range s.cases {
-			if k == c {
-				return s.study
-			}
-		}
-	}
-	return "other"
-}
-
 // Compute derives the Summary of f. baseline "" means the first stack.
 func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	m := f.Manifest
@@ -205,7 +199,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("--baseline %s: not a stack of this run (stacks: %s)", opt.Baseline, strings.Join(m.Parameters.Stacks, ", "))
 	}
 	s := &Summary{
-		Folder: f.Name, Study: m.Study, Profile: m.Profile, Label: m.Label,
+		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, Label: m.Label,
 		HostProfile: m.Host.Profile, Host: m.Host.Fingerprint,
 		LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
 		Complete: m.Complete, IncompleteReason: m.IncompleteReason,
@@ -223,28 +217,16 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 			s.Discarded = append(s.Discarded, fmt.Sprintf("run %d: %s", r.Run, discardReason(d)))
 		}
 	}
-	s.UpstreamCeiling = ceiling(f, "ceiling: oha → mock upstream", func(r results.Run) (*oha.Result, *results.Loadgen) {
-		return r.UpstreamCeiling, r.UpstreamCeilingLoadgen
-	})
-	s.GeneratorCeiling = ceiling(f, "ceiling: oha alone", func(r results.Run) (*oha.Result, *results.Loadgen) {
-		return r.GeneratorCeiling, r.GeneratorCeilingLoadgen
-	})
-
-	for _, sc := range studyCases {
-		sec := Section{Study: sc.study}
-		for _, c := range orderedCases(m.Parameters.Cases, sc.study) {
-			sec.Cases = append(sec.Cases, s.caseTable(f, c, opt.Baseline))
+	for _, sec := range f.Study.Sections {
+		out := Section{Study: sec.Name}
+		for _, c := range sec.Cases {
+			if ct, ok := s.caseTable(f, c, opt.Baseline); ok {
+				out.Cases = append(out.Cases, ct)
+			}
 		}
-		if len(sec.Cases) > 0 {
-			s.Sections = append(s.Sections, sec)
+		if len(out.Cases) > 0 {
+			s.Sections = append(s.Sections, out)
 		}
-	}
-	if other := orderedCases(m.Parameters.Cases, "other"); len(other) > 0 {
-		sec := Section{Study: "other"}
-		for _, c := range other {
-			sec.Cases = append(sec.Cases, s.caseTable(f, c, opt.Baseline))
-		}
-		s.Sections = append(s.Sections, sec)
 	}
 	s.sortFailures()
 	s.relateReads()
@@ -257,124 +239,150 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	return s, nil
 }
 
-// orderedCases lists the cases of study present in cases, in the lab's
-// order for known studies and the manifest's for the rest.
-func orderedCases(cases []string, study string) []string {
-	var out []string
-	if study == "other" {
-		for _, c := range cases {
-			if StudyOf(c) == "other" {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	for _, sc := range studyCases {
-		if sc.study != study {
-			continue
-		}
-		for _, c := range sc.cases {
-			if contains(cases, c) {
-				out = append(out, c)
-			}
+// caseTable builds case c's table from the windows the manifest lists;
+// false when none of them was part of this run.
+func (s *Summary) caseTable(f *results.Folder, c *study.Case, baseline string) (CaseTable, bool) {
+	m := f.Manifest
+	var wins []study.Window
+	for _, w := range c.Windows(m.Parameters.Connections) {
+		if contains(m.Parameters.Cases, w.ID) {
+			wins = append(wins, w)
 		}
 	}
-	return out
-}
-
-func (s *Summary) caseTable(f *results.Folder, c, baseline string) CaseTable {
-	t := CaseTable{Case: c}
-	perStack := map[string][]float64{} // NaN where a run has no value
-	for _, stack := range f.Manifest.Parameters.Stacks {
-		row := Row{Stack: stack}
-		var rps, p50, p99, writers []float64
-		var vals []float64
-		for _, r := range f.Runs {
-			w := window(r, stack, c)
-			v := math.NaN()
-			if w == nil || w.Result == nil {
-				cause := "not measured (no window in raw/)"
-				if w != nil {
-					cause = "not measured: " + w.Failed
-				}
-				s.fail(&row, Failure{r.N, stack, c, cause})
-				row.PerRun = append(row.PerRun, nil)
-				row.P99PerRun = append(row.P99PerRun, nil)
-				vals = append(vals, v)
-				row.Generator.UnmeasuredRuns = append(row.Generator.UnmeasuredRuns, r.N)
-				continue
-			}
-			res := w.Result
-			v = res.GoodPerSec()
-			rps = append(rps, v)
-			row.PerRun = append(row.PerRun, ptr(v))
-			vals = append(vals, v)
-			if x, ok := res.Percentile("p50"); ok {
-				p50 = append(p50, x*1000)
-			}
-			if x, ok := res.Percentile("p99"); ok {
-				p99 = append(p99, x*1000)
-				row.P99PerRun = append(row.P99PerRun, ptr(x*1000))
-			} else {
-				row.P99PerRun = append(row.P99PerRun, nil)
-			}
-			row.Cut += res.DeadlineAborts()
-			s.gate(&row, w, res, "")
-			if w.Writers != nil {
-				writers = append(writers, w.Writers.GoodPerSec())
-				s.gate(&row, w, w.Writers, "writers: ")
-			}
-			if w.Rows != nil {
-				writes := res
-				if w.Writers != nil {
-					writes = w.Writers
-				}
-				rc := RowsCheck{Run: r.N, Rows: w.Rows.After - w.Rows.Before, Good: writes.Good(), Cut: writes.DeadlineAborts()}
-				row.RowsCheck = append(row.RowsCheck, rc)
-				if !rc.OK() {
-					cause := fmt.Sprintf("the database gained %d rows but %d writes answered 2xx", rc.Rows, rc.Good)
-					if rc.Cut > 0 {
-						cause += fmt.Sprintf(", %d cut at the deadline", rc.Cut)
-					}
-					s.fail(&row, Failure{r.N, stack, c, cause + " (" + w.RelPath + ")"})
-				}
-			}
-			if lg := w.Loadgen; lg != nil {
-				row.Generator.Known = true
-				row.Generator.MaxShare = math.Max(row.Generator.MaxShare, lg.Share())
-				if lg.Saturated {
-					row.Generator.SaturatedRuns = append(row.Generator.SaturatedRuns, r.N)
-				}
-			} else {
-				row.Generator.UnmeasuredRuns = append(row.Generator.UnmeasuredRuns, r.N)
+	if len(wins) == 0 {
+		return CaseTable{}, false
+	}
+	t := CaseTable{Case: c.Name, Swept: len(c.Windows(1)) > 1, Alone: c.Alone, ErrorsReported: c.Errors == "report"}
+	for _, w := range wins {
+		if c.Ceiling {
+			if row := ceiling(f, w); row != nil {
+				t.Ceilings = append(t.Ceilings, *row)
 			}
 		}
-		row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
-		if len(writers) > 0 {
-			w := stat.Of(writers)
-			row.Writers = &w
+	}
+	perRow := map[string][]float64{} // by stack and window; NaN where a run has no value
+	for _, stack := range m.Parameters.Stacks {
+		for _, w := range wins {
+			row, vals := s.row(f, stack, w)
+			perRow[stack+"\x00"+w.ID] = vals
+			t.Rows = append(t.Rows, row)
 		}
-		perStack[stack] = vals
-		t.Rows = append(t.Rows, row)
 	}
 	for i := range t.Rows {
-		if ratios := stat.Ratios(perStack[t.Rows[i].Stack], perStack[baseline]); len(ratios) > 0 {
-			r := stat.Of(ratios)
-			t.Rows[i].Ratio = &r
+		r := &t.Rows[i]
+		id := c.Name
+		if r.Window != "" {
+			id = r.Window
+		}
+		if ratios := stat.Ratios(perRow[r.Stack+"\x00"+id], perRow[baseline+"\x00"+id]); len(ratios) > 0 {
+			rg := stat.Of(ratios)
+			r.Ratio = &rg
 		}
 	}
-	return t
+	return t, true
 }
 
-// gate applies the correctness gates to one oha result of a window.
-func (s *Summary) gate(row *Row, w *results.Window, res *oha.Result, prefix string) {
-	for _, b := range res.Bad() {
+// row is one stack in one window, over the runs; vals are its req/s per
+// run, NaN where a run has none.
+func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []float64) {
+	c := w.Case
+	row := Row{Stack: stack}
+	if w.ID != c.Name {
+		row.Window, row.Setting = w.ID, w.Setting
+	}
+	if c.UpstreamDelayMs > 0 {
+		if info, ok := f.Manifest.Rows[stack]; ok {
+			n := w.Connections
+			if info.RequestSlots > 0 && info.RequestSlots < n {
+				n = info.RequestSlots
+			}
+			row.LittlesLaw = ptr(float64(n) * 1000 / float64(c.UpstreamDelayMs))
+		}
+	}
+	var rps, p50, p99, writers, vals []float64
+	var answers int64
+	for _, r := range f.Runs {
+		win := window(r, stack, w.ID)
+		if win == nil || win.Result == nil {
+			cause := "not measured (no window in raw/)"
+			if win != nil {
+				cause = "not measured: " + win.Failed
+			}
+			s.fail(&row, Failure{r.N, stack, w.ID, cause})
+			row.PerRun = append(row.PerRun, nil)
+			row.P99PerRun = append(row.P99PerRun, nil)
+			vals = append(vals, math.NaN())
+			row.Generator.UnmeasuredRuns = append(row.Generator.UnmeasuredRuns, r.N)
+			continue
+		}
+		res := win.Result
+		v := res.GoodPerSecWith(c.Good)
+		rps = append(rps, v)
+		row.PerRun = append(row.PerRun, ptr(v))
+		vals = append(vals, v)
+		if x, ok := res.Percentile("p50"); ok {
+			p50 = append(p50, x*1000)
+		}
+		if x, ok := res.Percentile("p99"); ok {
+			p99 = append(p99, x*1000)
+			row.P99PerRun = append(row.P99PerRun, ptr(x*1000))
+		} else {
+			row.P99PerRun = append(row.P99PerRun, nil)
+		}
+		row.Cut += res.DeadlineAborts()
+		answers += res.GoodWith(c.Good)
+		s.gate(&row, win, res, c.Good, c.Errors == "report", "")
+		if win.Writers != nil {
+			writers = append(writers, win.Writers.GoodPerSec())
+			s.gate(&row, win, win.Writers, oha.Is2xx, c.Errors == "report", "writers: ")
+		}
+		if win.Rows != nil && c.Rows != "" {
+			rc := RowsCheck{Run: r.N, Rows: win.Rows.After - win.Rows.Before, Good: res.GoodWith(c.Good), Cut: res.DeadlineAborts()}
+			row.RowsCheck = append(row.RowsCheck, rc)
+			if !rc.OK() {
+				cause := fmt.Sprintf("the database gained %d rows but %d writes answered 2xx", rc.Rows, rc.Good)
+				if rc.Cut > 0 {
+					cause += fmt.Sprintf(", %d cut at the deadline", rc.Cut)
+				}
+				s.fail(&row, Failure{r.N, stack, w.ID, cause + " (" + win.RelPath + ")"})
+			}
+		}
+		if lg := win.Loadgen; lg != nil {
+			row.Generator.Known = true
+			row.Generator.MaxShare = math.Max(row.Generator.MaxShare, lg.Share())
+			if lg.Saturated {
+				row.Generator.SaturatedRuns = append(row.Generator.SaturatedRuns, r.N)
+			}
+		} else {
+			row.Generator.UnmeasuredRuns = append(row.Generator.UnmeasuredRuns, r.N)
+		}
+	}
+	if c.Errors == "report" && answers+row.Errors > 0 {
+		row.ErrorRate = ptr(float64(row.Errors) / float64(answers+row.Errors))
+	}
+	row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
+	if len(writers) > 0 {
+		wr := stat.Of(writers)
+		row.Writers = &wr
+	}
+	return row, vals
+}
+
+// gate applies the correctness gates to one oha result of a window: an
+// answer good does not accept, or a connection error, fails the summary
+// unless the case reports its errors instead.
+func (s *Summary) gate(row *Row, w *results.Window, res *oha.Result, good func(int) bool, report bool, prefix string) {
+	for _, b := range res.BadWith(good) {
 		row.Errors += b.Count
-		s.fail(row, Failure{w.Run, w.Stack, w.Case, fmt.Sprintf("%s%d answers with status %d", prefix, b.Count, b.Code)})
+		if !report {
+			s.fail(row, Failure{w.Run, w.Stack, w.Case, fmt.Sprintf("%s%d answers with status %d", prefix, b.Count, b.Code)})
+		}
 	}
 	for _, e := range res.ConnErrors() {
 		row.Errors += e.Count
-		s.fail(row, Failure{w.Run, w.Stack, w.Case, fmt.Sprintf("%s%d connection errors: %s", prefix, e.Count, e.Message)})
+		if !report {
+			s.fail(row, Failure{w.Run, w.Stack, w.Case, fmt.Sprintf("%s%d connection errors: %s", prefix, e.Count, e.Message)})
+		}
 	}
 }
 
@@ -399,17 +407,22 @@ func window(r results.Run, stack, c string) *results.Window {
 	return nil
 }
 
-// ceiling builds the row of a ceiling measurement. Its errors are shown
-// but fail no gate: they are the generator's or the mock's, not a stack's.
-func ceiling(f *results.Folder, label string, pick func(results.Run) (*oha.Result, *results.Loadgen)) *Row {
-	row := Row{Stack: label}
+// ceiling builds the row of window w's ceiling measurement (nil when no
+// run has one). Its errors are shown but fail no gate: they are the
+// generator's or the mock's, not a stack's.
+func ceiling(f *results.Folder, w study.Window) *Row {
+	row := Row{Stack: "ceiling: oha → mock upstream"}
+	if w.ID != w.Case.Name {
+		row.Window, row.Setting = w.ID, w.Setting
+	}
 	var rps, p50, p99 []float64
 	for _, r := range f.Runs {
-		res, lg := pick(r)
-		if res == nil {
+		cl := r.Ceilings[w.ID]
+		if cl == nil {
 			row.PerRun, row.P99PerRun = append(row.PerRun, nil), append(row.P99PerRun, nil)
 			continue
 		}
+		res, lg := cl.Result, cl.Loadgen
 		v := res.GoodPerSec()
 		rps = append(rps, v)
 		row.PerRun = append(row.PerRun, ptr(v))
@@ -447,7 +460,7 @@ func ceiling(f *results.Folder, label string, pick func(results.Run) (*oha.Resul
 func resources(f *results.Folder) []ResourceRow {
 	var out []ResourceRow
 	for _, stack := range f.Manifest.Parameters.Stacks {
-		row := ResourceRow{Stack: stack, ImageSizeBytes: f.Manifest.Images[stack].SizeBytes}
+		row := ResourceRow{Stack: stack, ImageSizeBytes: f.Manifest.Images[f.Study.StackOf(stack)].SizeBytes}
 		var boot, idle, after []float64
 		for _, r := range f.Runs {
 			for _, sr := range r.Stacks {
@@ -516,30 +529,28 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// relateReads sets read-under-writes' VsAlone from the read case.
+// relateReads sets VsAlone of each case read against another (its Alone).
 func (s *Summary) relateReads() {
-	var alone, under *CaseTable
+	tables := map[string]*CaseTable{}
 	for i := range s.Sections {
 		for j := range s.Sections[i].Cases {
-			switch c := &s.Sections[i].Cases[j]; c.Case {
-			case "read":
-				alone = c
-			case "read-under-writes":
-				under = c
-			}
+			tables[s.Sections[i].Cases[j].Case] = &s.Sections[i].Cases[j]
 		}
 	}
-	if alone == nil || under == nil {
-		return
-	}
-	for i := range under.Rows {
-		for _, a := range alone.Rows {
-			if a.Stack != under.Rows[i].Stack {
-				continue
-			}
-			if r := stat.Ratios(values(under.Rows[i].PerRun), values(a.PerRun)); len(r) > 0 {
-				rg := stat.Of(r)
-				under.Rows[i].VsAlone = &rg
+	for _, under := range tables {
+		alone := tables[under.Alone]
+		if under.Alone == "" || alone == nil {
+			continue
+		}
+		for i := range under.Rows {
+			for _, a := range alone.Rows {
+				if a.Stack != under.Rows[i].Stack {
+					continue
+				}
+				if r := stat.Ratios(values(under.Rows[i].PerRun), values(a.PerRun)); len(r) > 0 {
+					rg := stat.Of(r)
+					under.Rows[i].VsAlone = &rg
+				}
 			}
 		}
 	}

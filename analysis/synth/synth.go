@@ -12,19 +12,23 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
+	"stacklab/analysis/study"
 	"stacklab/probes/timeline"
 )
 
 // Spec describes a folder to write.
 type Spec struct {
+	// Study is a study file: the lab's studies/<Study>.toml when it has no
+	// folder in it, else a path.
 	Study  string
 	Stacks []string
-	Cases  []string
 	Runs   int
-	// Rate is each stack's req/s on the "up" case; other cases scale it.
+	// Rate is each stack's req/s on the study's first window; the others
+	// scale it down by their position.
 	Rate map[string]float64
 	// Timelines adds a <case>.cgroup.jsonl to every window.
 	Timelines bool
@@ -36,13 +40,13 @@ type Spec struct {
 
 // Pages is a small pages-study spec with three runs of two stacks.
 func Pages() Spec {
-	return Spec{Study: "pages", Stacks: []string{"go-nethttp", "node-fastify"}, Cases: []string{"up", "json", "items", "page"},
+	return Spec{Study: "pages", Stacks: []string{"go-nethttp", "node-fastify"},
 		Runs: 3, Rate: map[string]float64{"go-nethttp": 40000, "node-fastify": 15000}, Timelines: true, Host: LocalHost()}
 }
 
 // IO is a small io-study spec with three runs of two stacks.
 func IO() Spec {
-	return Spec{Study: "io", Stacks: []string{"go-nethttp", "node-fastify"}, Cases: []string{"upstream", "write", "read", "read-under-writes"},
+	return Spec{Study: "io", Stacks: []string{"go-nethttp", "node-fastify"},
 		Runs: 3, Rate: map[string]float64{"go-nethttp": 40000, "node-fastify": 15000}, Timelines: true, Host: LocalHost()}
 }
 
@@ -54,14 +58,44 @@ func LocalHost() manifest.Host {
 			Kernel: "6.18.0", CgroupMode: "hybrid", VM: manifest.VM{DirtyRatio: 20, DirtyBackgroundRatio: 10}}}
 }
 
-var caseScale = map[string]float64{"up": 1, "json": 0.9, "items": 0.4, "page": 0.3,
-	"upstream": 0.12, "write": 0.1, "read": 0.35, "read-under-writes": 0.3}
+// StudyPath is where a spec's study file is: in the lab's studies/ for a
+// bare name.
+func StudyPath(name string) string {
+	if strings.ContainsRune(name, '/') {
+		return name
+	}
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "studies", name+".toml")
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return filepath.Join("studies", name+".toml")
+		}
+		dir = up
+	}
+}
 
 // Write creates dir (which must not exist) and fills it.
 func Write(dir string, sp Spec) error {
+	st, err := study.Load(StudyPath(sp.Study))
+	if err != nil {
+		return err
+	}
+	wins := st.Windows(32)
+	var ids []string
+	for _, w := range wins {
+		ids = append(ids, w.ID)
+	}
+	var files []manifest.StudyFile
+	for _, f := range st.Files {
+		files = append(files, manifest.StudyFile{Name: f.Name, Text: f.Text})
+	}
 	m := &manifest.Manifest{ManifestVersion: manifest.Version, Complete: true, LabCommit: "0123456789abcdef0123456789abcdef01234567",
-		StartedAt: "2026-11-29T20:00:00Z", EndedAt: "2026-11-29T20:30:00Z", Study: sp.Study, Profile: "full", Host: sp.Host,
-		Parameters: manifest.Parameters{Runs: sp.Runs, WarmupS: 3, DurationS: 15, Connections: 32, Cases: sp.Cases, Stacks: sp.Stacks},
+		StartedAt: "2026-11-29T20:00:00Z", EndedAt: "2026-11-29T20:30:00Z", Study: st.Name, StudyFiles: files, StudyHash: st.Hash(),
+		Profile: "full", Host: sp.Host,
+		Parameters: manifest.Parameters{Runs: sp.Runs, WarmupS: 3, DurationS: 15, Connections: 32, Cases: ids, Stacks: sp.Stacks},
 		Tools:      map[string]string{"oha": "1.16.0", "docker": "20.10.24+dfsg1", "go": "1.26.8"},
 		Images:     map[string]manifest.Image{}, Failures: []manifest.Failure{}}
 	for i, s := range sp.Stacks {
@@ -80,8 +114,12 @@ func Write(dir string, sp Spec) error {
 		m.Runs = append(m.Runs, manifest.Run{Run: run, Order: order, Discarded: []json.RawMessage{}})
 		rdir := filepath.Join(dir, "raw", "run-"+strconv.Itoa(run))
 		wobble := 1 + 0.02*float64((run*7)%5-2) // ±4%, fixed per run
-		if sp.Study == "io" || sp.Study == "all" {
-			if err := writeJSON(filepath.Join(rdir, "upstream-ceiling.json"), Oha(Window{Seconds: 15, OK: int64(5100 * 15 * wobble), P50: 0.1005, P99: 0.104})); err != nil {
+		for _, w := range wins {
+			if !w.Case.Ceiling {
+				continue
+			}
+			ceil := float64(w.Connections) * 1000 / float64(w.Case.UpstreamDelayMs) * 0.996
+			if err := writeJSON(filepath.Join(rdir, w.ID+"-ceiling.json"), Oha(Window{Seconds: 15, OK: int64(ceil * 15 * wobble), P50: 0.1005, P99: 0.104})); err != nil {
 				return err
 			}
 		}
@@ -91,10 +129,11 @@ func Write(dir string, sp Spec) error {
 			if err := writeJSON(filepath.Join(sdir, "resources.json"), res); err != nil {
 				return err
 			}
-			for _, c := range sp.Cases {
-				rate := sp.Rate[stack] * caseScale[c] * wobble
-				if c == "upstream" {
-					rate = 4900 * wobble / float64(si+1)
+			for wi, win := range wins {
+				c := win.ID
+				rate := sp.Rate[stack] * scale(wi) * wobble
+				if d := win.Case.UpstreamDelayMs; d > 0 {
+					rate = float64(win.Connections) * 1000 / float64(d) * 0.957 * wobble / float64(si+1)
 				}
 				n := int64(rate * 15)
 				p50 := 32 / rate
@@ -109,19 +148,17 @@ func Write(dir string, sp Spec) error {
 				if err := writeJSON(filepath.Join(sdir, c+".loadgen.json"), results.Loadgen{CPUs: "1", CPUSeconds: share * 15, WindowS: 15, Saturated: share > 0.9}); err != nil {
 					return err
 				}
-				if c == "write" {
+				if win.Case.Rows != "" {
 					if err := writeJSON(filepath.Join(sdir, c+".rows.json"), results.Rows{Before: 1000, After: 1000 + n}); err != nil {
 						return err
 					}
 				}
-				if c == "read-under-writes" {
-					wn := int64(500 * 15)
+				if cp := win.Case.Companion; cp != nil {
+					wn := int64(cp.Rate * 15)
 					if err := writeJSON(filepath.Join(sdir, c+".writers.json"), Oha(Window{Seconds: 15, OK: wn, P50: 0.002, P99: 0.01})); err != nil {
 						return err
 					}
-					if err := writeJSON(filepath.Join(sdir, c+".rows.json"), results.Rows{Before: 1000, After: 1000 + wn}); err != nil {
-						return err
-					}
+
 				}
 				if sp.Timelines {
 					if err := WriteTimeline(filepath.Join(sdir, c+".cgroup.jsonl"), 15, false); err != nil {
@@ -136,6 +173,9 @@ func Write(dir string, sp Spec) error {
 	}
 	return results.WriteChecksums(dir)
 }
+
+// scale is the share of the first window's rate the i-th one gets.
+func scale(i int) float64 { return []float64{1, 0.9, 0.4, 0.3, 0.12, 0.1, 0.35, 0.3}[i%8] }
 
 // Window holds what an oha file says about one window.
 type Window struct {

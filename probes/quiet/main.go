@@ -31,6 +31,9 @@ Usage:
       sample every process's CPU until SIGINT/SIGTERM, then write the window's
       evidence as JSON to FILE; "quiet" is false when any process outside the
       lab used more than --share of one CPU over the window
+  quiet verdict FILE
+      read a watch's FILE back: print its verdict line, exit 0 when the
+      window was quiet, 1 when not (the bench asks this; bash reads no JSON)
 
 The lab's own processes are excluded: the --exclude-sid session, each
 --exclude-pid and its descendants, anything in a Docker container's cgroup
@@ -58,6 +61,8 @@ func main() {
 		oneShot(fs, args)
 	case "wait":
 		wait(fs, args)
+	case "verdict":
+		verdict(args)
 	case "watch":
 		watch(fs, args)
 	default:
@@ -320,6 +325,24 @@ func watch(fs procfs.FS, args []string) {
 		cli.Fail("quiet watch", "%s: %v", *out, err)
 	}
 	fmt.Fprintln(os.Stderr, watchVerdict(rep))
+}
+
+func verdict(args []string) {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		cli.Usage("quiet verdict", "want one FILE written by quiet watch")
+	}
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		cli.Usage("quiet verdict", "%v", err)
+	}
+	var rep watchReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		cli.Usage("quiet verdict", "%s: not a quiet watch report: %v", args[0], err)
+	}
+	fmt.Println(watchVerdict(rep))
+	if !rep.Quiet {
+		os.Exit(1)
+	}
 }
 
 func buildReport(all []usage, share, window float64, loads []float64) watchReport {

@@ -1,0 +1,385 @@
+// Command plan tells the bench what a study asks for, so that bash never
+// reads the study file itself (package study owns the format).
+//
+//	plan describe STUDY --lab-root DIR [--stacks a,b] [--connections N] [--extra-stacks DIR]
+//	    checks the study and its stacks; prints "key value" lines: study,
+//	    hash, stacks_dir, sampler_check, upstream, checks, then "row ROW STACK",
+//	    "env ROW KEY=VALUE", "slots ROW N" and "window ID" lines in order
+//	plan window STUDY ID [--connections N]
+//	    one window's facts as "key value" lines (fresh_db, rows, companion,
+//	    ceiling, connections, rate, upstream_delay_ms)
+//	plan oha STUDY ID --url BASE [--connections N] [--companion | --ceiling]
+//	    oha's arguments for the window's load (or its companion's, or its
+//	    ceiling's against the mock at BASE), NUL-separated
+//	plan checks STUDY --url BASE
+//	    the study's per-case response checks against a running stack, one
+//	    line each; exit 1 when one fails
+//
+// Exit status 2 on a bad study or bad flags: one line naming the file, the
+// key and what is wrong.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"stacklab/analysis/study"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, "usage: plan describe|window|oha|checks STUDY ... (see the comment at the top of analysis/plan/main.go)")
+		return 2
+	}
+	cmd, path, rest := args[0], args[1], args[2:]
+	var err error
+	switch cmd {
+	case "describe":
+		err = describe(path, rest, stdout)
+	case "window":
+		err = window(path, rest, stdout)
+	case "oha":
+		err = ohaArgs(path, rest, stdout)
+	case "checks":
+		var failed bool
+		failed, err = checks(path, rest, stdout)
+		if err == nil && failed {
+			return 1
+		}
+	default:
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks)", cmd)}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
+		return 2
+	}
+	return 0
+}
+
+func parseFlags(name string, args []string, fl *flag.FlagSet) error {
+	fl.SetOutput(io.Discard)
+	if err := fl.Parse(args); err != nil {
+		return &usageError{err.Error()}
+	}
+	if fl.NArg() > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", fl.Arg(0))}
+	}
+	return nil
+}
+
+func describe(path string, args []string, out io.Writer) error {
+	fl := flag.NewFlagSet("describe", flag.ContinueOnError)
+	root := fl.String("lab-root", "", "the lab's folder (stacks/ under it)")
+	stacks := fl.String("stacks", "", "rows to run instead of the study's")
+	conns := fl.Int("connections", 32, "the host profile's default connections")
+	extra := fl.String("extra-stacks", "", "another folder of stack folders")
+	if err := parseFlags("describe", args, fl); err != nil {
+		return err
+	}
+	s, err := study.Load(path)
+	if err != nil {
+		return err
+	}
+	dirs := []string{filepath.Join(*root, "stacks")}
+	if s.StacksDir != "" {
+		if st, err := os.Stat(s.StacksDir); err != nil || !st.IsDir() {
+			return &study.Error{Path: path, Key: "stacks_dir", Msg: fmt.Sprintf("%s: no such folder", s.StacksDir)}
+		}
+		dirs = append(dirs, s.StacksDir)
+	}
+	if *extra != "" {
+		dirs = append(dirs, *extra)
+	}
+	all := stackFolders(dirs)
+	rows := s.Rows(all)
+	key := "stacks"
+	if *stacks != "" {
+		rows, key = strings.Split(*stacks, ","), "--stacks"
+	}
+	for _, r := range rows {
+		st := s.StackOf(r)
+		if strings.Contains(r, "[") && s.Variant(r) == nil {
+			return &study.Error{Path: path, Key: key, Msg: fmt.Sprintf("%q names no [[variant]] of this study", r)}
+		}
+		if !contains(all, st) {
+			return &study.Error{Path: path, Key: key, Msg: fmt.Sprintf("%q: no stack folder %s with a stack.env (stacks: %s)", r, st, strings.Join(all, ", "))}
+		}
+	}
+	for _, v := range s.Variants {
+		if !contains(all, v.Stack) {
+			return &study.Error{Path: path, Key: fmt.Sprintf("variant %q: stack", v.Row()), Msg: fmt.Sprintf("no stack folder %s with a stack.env (stacks: %s)", v.Stack, strings.Join(all, ", "))}
+		}
+	}
+	if len(rows) == 0 {
+		return &study.Error{Path: path, Key: key, Msg: "no stacks to run"}
+	}
+	fmt.Fprintf(out, "study %s\nhash %s\n", s.Name, s.Hash())
+	if s.StacksDir != "" {
+		abs, _ := filepath.Abs(s.StacksDir)
+		fmt.Fprintf(out, "stacks_dir %s\n", abs)
+	}
+	if s.SamplerCheck != "" {
+		fmt.Fprintf(out, "sampler_check %s\n", s.SamplerCheck)
+	}
+	upstream := 0
+	for _, c := range s.Cases() {
+		if c.UpstreamDelayMs > 0 {
+			upstream = 1
+		}
+	}
+	checks := 0
+	for _, c := range s.Cases() {
+		if c.Check != nil {
+			checks = 1
+		}
+	}
+	fmt.Fprintf(out, "upstream %d\nchecks %d\n", upstream, checks)
+	for _, r := range rows {
+		fmt.Fprintf(out, "row %s %s\n", r, s.StackOf(r))
+		if v := s.Variant(r); v != nil {
+			keys := make([]string, 0, len(v.Env))
+			for k := range v.Env {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				fmt.Fprintf(out, "env %s %s=%s\n", r, k, v.Env[k])
+			}
+			if v.Slots > 0 {
+				fmt.Fprintf(out, "slots %s %d\n", r, v.Slots)
+			}
+		}
+	}
+	for _, w := range s.Windows(*conns) {
+		fmt.Fprintf(out, "window %s\n", w.ID)
+	}
+	return nil
+}
+
+// stackFolders lists the stack folders (those with a stack.env) of dirs,
+// base and upstream excluded, sorted and without repeats.
+func stackFolders(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			n := e.Name()
+			if n == "base" || n == "upstream" || !e.IsDir() || contains(out, n) {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(d, n, "stack.env")); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func loadWindow(path, id string, conns int) (*study.Study, study.Window, error) {
+	s, err := study.Load(path)
+	if err != nil {
+		return nil, study.Window{}, err
+	}
+	w, ok := s.Window(id, conns)
+	if !ok {
+		return nil, w, &study.Error{Path: path, Msg: fmt.Sprintf("no window %q in this study", id)}
+	}
+	return s, w, nil
+}
+
+func window(path string, args []string, out io.Writer) error {
+	if len(args) < 1 {
+		return &usageError{"want a window id"}
+	}
+	fl := flag.NewFlagSet("window", flag.ContinueOnError)
+	conns := fl.Int("connections", 32, "the host profile's default connections")
+	if err := parseFlags("window", args[1:], fl); err != nil {
+		return err
+	}
+	_, w, err := loadWindow(path, args[0], *conns)
+	if err != nil {
+		return err
+	}
+	c := w.Case
+	b := func(v bool) int {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(out, "case %s\nconnections %d\nrate %s\nfresh_db %d\ncompanion %d\nceiling %d\nupstream_delay_ms %d\n",
+		c.Name, w.Connections, strconv.FormatFloat(w.Rate, 'f', -1, 64), b(c.FreshDB), b(c.Companion != nil), b(c.Ceiling), c.UpstreamDelayMs)
+	if c.Rows != "" {
+		fmt.Fprintf(out, "rows %s\n", c.Rows)
+	}
+	return nil
+}
+
+func ohaArgs(path string, args []string, out io.Writer) error {
+	if len(args) < 1 {
+		return &usageError{"want a window id"}
+	}
+	fl := flag.NewFlagSet("oha", flag.ContinueOnError)
+	base := fl.String("url", "", "http://127.0.0.1:PORT of the app (or the mock, with --ceiling)")
+	conns := fl.Int("connections", 32, "the host profile's default connections")
+	companion := fl.Bool("companion", false, "the companion load's arguments")
+	ceiling := fl.Bool("ceiling", false, "oha straight at the mock upstream")
+	if err := parseFlags("oha", args[1:], fl); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(*base, "http://127.0.0.1:") {
+		return &usageError{fmt.Sprintf("--url %q: the lab targets http://127.0.0.1:PORT only", *base)}
+	}
+	_, w, err := loadWindow(path, args[0], *conns)
+	if err != nil {
+		return err
+	}
+	c := w.Case
+	var a []string
+	switch {
+	case *ceiling:
+		if !c.Ceiling {
+			return &usageError{fmt.Sprintf("case %q has no ceiling", c.Name)}
+		}
+		a = []string{"-c", strconv.Itoa(w.Connections), "-m", "GET", fmt.Sprintf("%s/delay?ms=%d", *base, c.UpstreamDelayMs)}
+	case *companion:
+		cp := c.Companion
+		if cp == nil {
+			return &usageError{fmt.Sprintf("case %q has no companion", c.Name)}
+		}
+		a = []string{"-c", strconv.Itoa(cp.Connections)}
+		if cp.Rate > 0 {
+			a = append(a, "-q", strconv.FormatFloat(cp.Rate, 'f', -1, 64))
+		}
+		a = append(a, request(cp.Method, cp.Body, cp.ContentType, nil)...)
+		a = append(a, *base+cp.Path)
+	default:
+		a = []string{"-c", strconv.Itoa(w.Connections)}
+		if w.Rate > 0 {
+			// Open loop: latency from each request's intended send time.
+			a = append(a, "-q", strconv.FormatFloat(w.Rate, 'f', -1, 64), "--latency-correction")
+		}
+		a = append(a, request(c.Method, c.Body, c.ContentType, c.Headers)...)
+		a = append(a, *base+c.Path)
+	}
+	for _, s := range a {
+		fmt.Fprint(out, s+"\x00")
+	}
+	return nil
+}
+
+func request(method, body, contentType string, headers []string) []string {
+	a := []string{"-m", method}
+	if body != "" {
+		a = append(a, "-d", body)
+	}
+	if contentType != "" {
+		a = append(a, "-T", contentType)
+	}
+	for _, h := range headers {
+		a = append(a, "-H", h)
+	}
+	return a
+}
+
+// checks makes each case's response check once, as a user would with curl.
+func checks(path string, args []string, out io.Writer) (bool, error) {
+	fl := flag.NewFlagSet("checks", flag.ContinueOnError)
+	base := fl.String("url", "", "http://127.0.0.1:PORT of the app")
+	if err := parseFlags("checks", args, fl); err != nil {
+		return false, err
+	}
+	if !strings.HasPrefix(*base, "http://127.0.0.1:") {
+		return false, &usageError{fmt.Sprintf("--url %q: the lab targets http://127.0.0.1:PORT only", *base)}
+	}
+	s, err := study.Load(path)
+	if err != nil {
+		return false, err
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	failed := false
+	for _, c := range s.Cases() {
+		if c.Check == nil {
+			continue
+		}
+		verdict := checkOne(client, *base, c)
+		if verdict != "" {
+			failed = true
+			fmt.Fprintf(out, "FAIL  %-20s %s %s: %s\n", c.Name, c.Method, c.Path, verdict)
+		} else {
+			fmt.Fprintf(out, "PASS  %-20s %s %s\n", c.Name, c.Method, c.Path)
+		}
+	}
+	return failed, nil
+}
+
+func checkOne(client *http.Client, base string, c *study.Case) string {
+	var body io.Reader
+	if c.Body != "" {
+		body = strings.NewReader(c.Body)
+	}
+	req, err := http.NewRequest(c.Method, base+c.Path, body)
+	if err != nil {
+		return err.Error()
+	}
+	if c.ContentType != "" {
+		req.Header.Set("Content-Type", c.ContentType)
+	}
+	for _, h := range c.Headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		var ue interface{ Timeout() bool }
+		if errors.As(err, &ue) && ue.Timeout() {
+			return "no answer within 10 s"
+		}
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	ck := c.Check
+	var bad []string
+	if resp.StatusCode != ck.Status {
+		bad = append(bad, fmt.Sprintf("status %d, want %d", resp.StatusCode, ck.Status))
+	}
+	if ck.ContentType != "" && !strings.HasPrefix(resp.Header.Get("Content-Type"), ck.ContentType) {
+		bad = append(bad, fmt.Sprintf("Content-Type %q, want %q", resp.Header.Get("Content-Type"), ck.ContentType))
+	}
+	if ck.BodyContains != "" && !strings.Contains(string(b), ck.BodyContains) {
+		snippet := string(b)
+		if len(snippet) > 60 {
+			snippet = snippet[:60] + "…"
+		}
+		bad = append(bad, fmt.Sprintf("body has no %q (got %q)", ck.BodyContains, snippet))
+	}
+	return strings.Join(bad, "; ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

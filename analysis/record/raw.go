@@ -1,0 +1,64 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"stacklab/analysis/results"
+)
+
+// loadgen writes OUT (a window's <case>.loadgen.json) from the `time`
+// output of the generator's run.
+//
+//	record loadgen OUT --time FILE --cpus LIST
+func loadgen(out string, args []string) error {
+	fl := flag.NewFlagSet("record loadgen", flag.ContinueOnError)
+	timeFile := fl.String("time", "", `file holding bash time's "%3U %3S %3R"`)
+	cpus := fl.String("cpus", "", "the CPUs the generator was pinned to")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(*timeFile)
+	if err != nil {
+		return err
+	}
+	lg, err := results.LoadgenFromTime(string(b), *cpus)
+	if err != nil {
+		return fmt.Errorf("%s: %v", *timeFile, err)
+	}
+	return results.WriteRaw(out, lg)
+}
+
+// resources writes OUT (a stack's resources.json in one run).
+//
+//	record resources OUT --boot-ms N --memory-idle BYTES --memory-after BYTES
+func resources(out string, args []string) error {
+	fl := flag.NewFlagSet("record resources", flag.ContinueOnError)
+	var r results.Resources
+	fl.Float64Var(&r.BootMs, "boot-ms", 0, "milliseconds from start to the first 200 on the readiness path")
+	fl.Int64Var(&r.MemoryIdleBytes, "memory-idle", 0, "the container's memory after boot and verify")
+	fl.Int64Var(&r.MemoryAfterBytes, "memory-after", 0, "the container's memory after its cases")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	return results.WriteRaw(out, r)
+}
+
+// rows writes OUT (a window's <case>.rows.json): a table's row count
+// before and after the window.
+//
+//	record rows OUT --before N --after N
+func rows(out string, args []string) error {
+	fl := flag.NewFlagSet("record rows", flag.ContinueOnError)
+	var r results.Rows
+	fl.Int64Var(&r.Before, "before", -1, "rows before the window")
+	fl.Int64Var(&r.After, "after", -1, "rows after the window")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if r.Before < 0 || r.After < 0 {
+		return fmt.Errorf("--before and --after are required, each a count of rows (the table could not be read?)")
+	}
+	return results.WriteRaw(out, r)
+}

@@ -1,0 +1,843 @@
+// Package study reads a study file (studies/*.toml): its cases, sweeps,
+// variants and checks. It is the one owner of the format: the bench asks
+// analysis/plan, which uses this package, what to run, and analysis reads
+// the copy of the study that the manifest holds. studies/README.md
+// documents every key.
+package study
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Error is a fault in a study file, worded for one line: the file, where,
+// and what is wrong.
+type Error struct {
+	Path string
+	Line int    // 0 when not known
+	Key  string // the key at fault, as a reader would find it
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	s := e.Path
+	if e.Line > 0 {
+		s += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Key != "" {
+		s += ": " + e.Key
+	}
+	return s + ": " + e.Msg
+}
+
+// Study is a study file read, its includes resolved and checked.
+type Study struct {
+	Name string // the file's base name without .toml
+	Path string // as given
+	Text []byte // the file's bytes
+	// Files are the study's own file and those it includes, in that
+	// order: what the manifest keeps, so analysis and a re-run read the
+	// study as it was measured.
+	Files       []File
+	Description string
+	Sections    []Section
+	Stacks      []string // rows asked for (stacks and variants); empty: every stack
+	StacksDir   string   // an extra folder of stack folders, resolved against the file's folder
+	Variants    []Variant
+	// SamplerCheck is the window measured a second time without the cgroup
+	// sampler, once per run, to show what watching costs ("" for none).
+	SamplerCheck string
+}
+
+// Section is one study's cases: the including study's own, or an included one.
+type Section struct {
+	Name  string
+	Cases []*Case
+}
+
+// Case is one kind of request and how it is measured.
+type Case struct {
+	Name        string
+	Method      string
+	Path        string
+	Body        string
+	ContentType string
+	Headers     []string
+	// Connections are the closed-loop connection counts, one window each
+	// (nil: the study's, else the host profile's default).
+	Connections []int
+	// Rates are open-loop arrival rates in req/s (nil: closed loop).
+	Rates   []float64
+	FreshDB bool
+	// Rows names a table whose row gain over the window must equal the 2xx
+	// count ("" for no such check).
+	Rows string
+	// Status lists the answers that count as good (nil: any 2xx).
+	Status []int
+	// Errors is "gate" (any other answer fails the summary) or "report"
+	// (the error rate is a result column and the gate passes).
+	Errors string
+	// UpstreamDelayMs is the mock upstream's delay each request waits on:
+	// with it the summary shows the Little's-law ceiling.
+	UpstreamDelayMs int
+	// Ceiling asks for oha straight at the mock upstream with the same
+	// connections, once per run and setting.
+	Ceiling bool
+	// Alone names the case this one is read against (the same request
+	// without the companion load).
+	Alone     string
+	Companion *Companion
+	Check     *Check
+}
+
+// Companion is a second load during the window (the capped writers of
+// read-under-writes).
+type Companion struct {
+	Method      string
+	Path        string
+	Body        string
+	ContentType string
+	Connections int
+	Rate        float64
+}
+
+// Check is a response check made once per stack before measuring, as the
+// APP.md verifier does for the lab's own stacks.
+type Check struct {
+	Status       int
+	ContentType  string
+	BodyContains string
+}
+
+// Variant is a stack run under other environment: its own row.
+type Variant struct {
+	Stack string
+	Name  string
+	Env   map[string]string
+	// Slots overrides the stack's REQUEST_SLOTS (0: keep the stack's).
+	Slots int
+}
+
+// Row is the name a variant's row gets: stack[name].
+func (v Variant) Row() string { return v.Stack + "[" + v.Name + "]" }
+
+// Window is one measured setting of a case: the unit the bench runs and
+// analysis reads (raw/run-N/<stack>/<window id>.json).
+type Window struct {
+	ID          string
+	Case        *Case
+	Connections int
+	Rate        float64 // 0: closed loop
+	// Setting says what distinguishes this window from the case's others
+	// ("" when the case has one window).
+	Setting string
+}
+
+// File is one study file's name (without .toml) and bytes.
+type File struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// Hash is the sha256 over the study's files (name, NUL, text, NUL each),
+// as the manifest records it.
+func (s *Study) Hash() string {
+	return HashFiles(s.Files)
+}
+
+// HashFiles is Hash for files held elsewhere (a manifest's copy).
+func HashFiles(files []File) string {
+	h := sha256.New()
+	for _, f := range files {
+		h.Write([]byte(f.Name + "\x00" + f.Text + "\x00"))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// FromFiles parses a study from a manifest's copy of its files: the first
+// is the study, the rest what it includes.
+func FromFiles(where string, files []File) (*Study, error) {
+	if len(files) == 0 {
+		return nil, &Error{Path: where, Msg: "no study files"}
+	}
+	return Parse(files[0].Name+".toml", []byte(files[0].Text), func(name string) (string, []byte, error) {
+		for _, f := range files[1:] {
+			if f.Name == name {
+				return f.Name + ".toml", []byte(f.Text), nil
+			}
+		}
+		return "", nil, fmt.Errorf("not in %s", where)
+	})
+}
+
+// Cases lists every case, section by section.
+func (s *Study) Cases() []*Case {
+	var out []*Case
+	for _, sec := range s.Sections {
+		out = append(out, sec.Cases...)
+	}
+	return out
+}
+
+// Case finds a case by name (nil when there is none).
+func (s *Study) Case(name string) *Case {
+	for _, c := range s.Cases() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Windows expands every case into its windows, in the file's order;
+// defaultConns is the host profile's connection count.
+func (s *Study) Windows(defaultConns int) []Window {
+	var out []Window
+	for _, c := range s.Cases() {
+		out = append(out, c.Windows(defaultConns)...)
+	}
+	return out
+}
+
+// Windows expands c: one per connection count and rate.
+func (c *Case) Windows(defaultConns int) []Window {
+	conns := c.Connections
+	if len(conns) == 0 {
+		conns = []int{defaultConns}
+	}
+	rates := c.Rates
+	if len(rates) == 0 {
+		rates = []float64{0}
+	}
+	var out []Window
+	for _, n := range conns {
+		for _, r := range rates {
+			w := Window{ID: c.Name, Case: c, Connections: n, Rate: r}
+			var parts, words []string
+			if len(c.Connections) > 1 {
+				parts = append(parts, "c"+strconv.Itoa(n))
+				words = append(words, strconv.Itoa(n)+" connections")
+			}
+			if len(c.Rates) > 1 {
+				parts = append(parts, "r"+formatNum(r))
+				words = append(words, formatNum(r)+" req/s")
+			}
+			if len(parts) > 0 {
+				w.ID += "-" + strings.Join(parts, "-")
+				w.Setting = strings.Join(words, ", ")
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Window finds a window by id (false when the study has none).
+func (s *Study) Window(id string, defaultConns int) (Window, bool) {
+	for _, w := range s.Windows(defaultConns) {
+		if w.ID == id {
+			return w, true
+		}
+	}
+	return Window{}, false
+}
+
+// Variant finds the variant whose row is name (nil for a plain stack).
+func (s *Study) Variant(row string) *Variant {
+	for i := range s.Variants {
+		if s.Variants[i].Row() == row {
+			return &s.Variants[i]
+		}
+	}
+	return nil
+}
+
+// StackOf is the stack folder a row runs: the row itself, or a variant's stack.
+func (s *Study) StackOf(row string) string {
+	if v := s.Variant(row); v != nil {
+		return v.Stack
+	}
+	return row
+}
+
+// Good tells whether an answer with this status counts as good for c.
+func (c *Case) Good(status int) bool {
+	if len(c.Status) == 0 {
+		return status >= 200 && status < 300
+	}
+	for _, s := range c.Status {
+		if s == status {
+			return true
+		}
+	}
+	return false
+}
+
+func formatNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// The file's shape, as a reader writes it. Every key is documented in
+// studies/README.md; an unknown key is refused.
+type fileShape struct {
+	Description  string         `toml:"description"`
+	Include      []string       `toml:"include"`
+	Stacks       []string       `toml:"stacks"`
+	StacksDir    string         `toml:"stacks_dir"`
+	Connections  any            `toml:"connections"`
+	Errors       string         `toml:"errors"`
+	SamplerCheck string         `toml:"sampler_check"`
+	Cases        []caseShape    `toml:"case"`
+	Variants     []variantShape `toml:"variant"`
+}
+
+type caseShape struct {
+	Name            string          `toml:"name"`
+	Method          string          `toml:"method"`
+	Path            string          `toml:"path"`
+	Body            string          `toml:"body"`
+	ContentType     string          `toml:"content_type"`
+	Headers         []string        `toml:"headers"`
+	Connections     any             `toml:"connections"`
+	Rate            any             `toml:"rate"`
+	FreshDB         bool            `toml:"fresh_db"`
+	Rows            string          `toml:"rows"`
+	Status          []int           `toml:"status"`
+	Errors          string          `toml:"errors"`
+	UpstreamDelayMs int             `toml:"upstream_delay_ms"`
+	Ceiling         bool            `toml:"ceiling"`
+	Alone           string          `toml:"alone"`
+	Companion       *companionShape `toml:"companion"`
+	Check           *checkShape     `toml:"check"`
+}
+
+type companionShape struct {
+	Method      string  `toml:"method"`
+	Path        string  `toml:"path"`
+	Body        string  `toml:"body"`
+	ContentType string  `toml:"content_type"`
+	Connections int     `toml:"connections"`
+	Rate        float64 `toml:"rate"`
+}
+
+type checkShape struct {
+	Status       int    `toml:"status"`
+	ContentType  string `toml:"content_type"`
+	BodyContains string `toml:"body_contains"`
+}
+
+type variantShape struct {
+	Stack string            `toml:"stack"`
+	Name  string            `toml:"name"`
+	Env   map[string]string `toml:"env"`
+	Slots int               `toml:"slots"`
+}
+
+// Load reads the study file at path, and the studies it includes from the
+// same folder.
+func Load(path string) (*Study, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &Error{Path: path, Msg: "no such study file"}
+	}
+	if err != nil {
+		return nil, &Error{Path: path, Msg: err.Error()}
+	}
+	dir := filepath.Dir(path)
+	return Parse(path, b, func(name string) (string, []byte, error) {
+		p := filepath.Join(dir, name+".toml")
+		b, err := os.ReadFile(p)
+		return p, b, err
+	})
+}
+
+// Includer reads an included study by name: its path and bytes.
+type Includer func(name string) (string, []byte, error)
+
+var (
+	nameRe     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	variantRe  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	stackRe    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	envKeyRe   = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	tableRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	methods    = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}
+	errorModes = []string{"gate", "report"}
+)
+
+// Parse reads a study held in memory; path names it in errors and gives
+// its name. include reads included studies (nil: the study may include none).
+func Parse(path string, b []byte, include Includer) (*Study, error) {
+	f, err := decode(path, b)
+	if err != nil {
+		return nil, err
+	}
+	s := &Study{
+		Name: strings.TrimSuffix(filepath.Base(path), ".toml"), Path: path, Text: b,
+		Description: f.Description, Stacks: f.Stacks,
+		Files: []File{{Name: strings.TrimSuffix(filepath.Base(path), ".toml"), Text: string(b)}},
+	}
+	if f.StacksDir != "" {
+		s.StacksDir = f.StacksDir
+		if !filepath.IsAbs(s.StacksDir) {
+			s.StacksDir = filepath.Join(filepath.Dir(path), s.StacksDir)
+		}
+	}
+	if len(f.Include) > 0 && len(f.Cases) > 0 {
+		return nil, &Error{Path: path, Key: "include", Msg: "a study either includes others or has cases of its own, not both"}
+	}
+	if len(f.Include) == 0 && len(f.Cases) == 0 {
+		return nil, &Error{Path: path, Msg: "no [[case]] and no include: nothing to measure"}
+	}
+	for _, name := range f.Include {
+		if !nameRe.MatchString(name) {
+			return nil, &Error{Path: path, Key: "include", Msg: fmt.Sprintf("%q is not a study name (a file name in the same folder, without .toml)", name)}
+		}
+		if include == nil {
+			return nil, &Error{Path: path, Key: "include", Msg: "this study cannot include others here"}
+		}
+		ipath, ib, err := include(name)
+		if err != nil {
+			return nil, &Error{Path: path, Key: "include", Msg: fmt.Sprintf("study %q: %v", name, err)}
+		}
+		inc, err := decode(ipath, ib)
+		if err != nil {
+			return nil, err
+		}
+		s.Files = append(s.Files, File{Name: name, Text: string(ib)})
+		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" {
+			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir or [[variant]])"}
+		}
+		sec, err := section(ipath, name, inc)
+		if err != nil {
+			return nil, err
+		}
+		s.Sections = append(s.Sections, sec)
+		if s.SamplerCheck == "" {
+			s.SamplerCheck = inc.SamplerCheck
+		}
+	}
+	if len(f.Cases) > 0 {
+		sec, err := section(path, s.Name, f)
+		if err != nil {
+			return nil, err
+		}
+		s.Sections = append(s.Sections, sec)
+	}
+	if f.SamplerCheck != "" {
+		s.SamplerCheck = f.SamplerCheck
+	}
+	if err := s.check(path, f); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decode parses the TOML strictly: a syntax error, a value of the wrong
+// type or an unknown key is one Error with its line.
+func decode(path string, b []byte) (*fileShape, error) {
+	var f fileShape
+	d := toml.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	err := d.Decode(&f)
+	var sm *toml.StrictMissingError
+	var de *toml.DecodeError
+	switch {
+	case err == nil:
+		return &f, nil
+	case errors.As(err, &sm) && len(sm.Errors) > 0:
+		e := sm.Errors[0]
+		row, _ := e.Position()
+		return nil, &Error{Path: path, Line: row, Key: strings.Join(e.Key(), "."), Msg: "unknown key (studies/README.md lists the keys)"}
+	case errors.As(err, &de):
+		row, _ := de.Position()
+		key, msg := typeFault(de.Error())
+		if k := strings.Join(de.Key(), "."); k != "" {
+			key = k
+		}
+		return nil, &Error{Path: path, Line: row, Key: key, Msg: msg}
+	default:
+		return nil, &Error{Path: path, Msg: "not a valid study: " + err.Error()}
+	}
+}
+
+var typeFaultRe = regexp.MustCompile(`cannot decode TOML (\w+) into struct field study\.(\w+)\.(\w+) of type (\S+)`)
+
+// typeFault words go-toml's type mismatch in the file's own terms: the
+// key as written and the kind of value it wants.
+func typeFault(msg string) (key, text string) {
+	m := typeFaultRe.FindStringSubmatch(msg)
+	if m == nil {
+		return "", strings.TrimPrefix(msg, "toml: ")
+	}
+	shapes := map[string]reflect.Type{
+		"fileShape": reflect.TypeOf(fileShape{}), "caseShape": reflect.TypeOf(caseShape{}),
+		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
+		"variantShape": reflect.TypeOf(variantShape{}),
+	}
+	key = m[3]
+	if t, ok := shapes[m[2]]; ok {
+		if f, ok := t.FieldByName(m[3]); ok {
+			key = f.Tag.Get("toml")
+		}
+	}
+	want := map[string]string{"bool": "true or false", "string": "a quoted string", "int": "a whole number",
+		"float64": "a number", "[]string": "a list of quoted strings", "[]int": "a list of whole numbers",
+		"map[string]string": "a table of quoted strings"}[m[4]]
+	if want == "" {
+		want = m[4]
+	}
+	return key, fmt.Sprintf("want %s, got a TOML %s", want, m[1])
+}
+
+func section(path, name string, f *fileShape) (Section, error) {
+	sec := Section{Name: name}
+	defConns, err := intList(f.Connections)
+	if err != nil {
+		return sec, &Error{Path: path, Key: "connections", Msg: err.Error()}
+	}
+	if len(defConns) > 1 {
+		return sec, &Error{Path: path, Key: "connections", Msg: "the study's default is one number; list several on a case to sweep"}
+	}
+	defErrors := f.Errors
+	if defErrors == "" {
+		defErrors = "gate"
+	}
+	if !oneOf(defErrors, errorModes) {
+		return sec, &Error{Path: path, Key: "errors", Msg: fmt.Sprintf("%q: want gate or report", f.Errors)}
+	}
+	for i, cs := range f.Cases {
+		c, err := newCase(cs, defConns, defErrors)
+		if err != nil {
+			key := fmt.Sprintf("case %d", i+1)
+			if cs.Name != "" {
+				key = fmt.Sprintf("case %q", cs.Name)
+			}
+			var se *Error
+			if errors.As(err, &se) {
+				se.Path, se.Key = path, key+": "+se.Key
+				return sec, se
+			}
+			return sec, &Error{Path: path, Key: key, Msg: err.Error()}
+		}
+		sec.Cases = append(sec.Cases, c)
+	}
+	return sec, nil
+}
+
+func newCase(cs caseShape, defConns []int, defErrors string) (*Case, error) {
+	bad := func(key, format string, a ...any) error { return &Error{Key: key, Msg: fmt.Sprintf(format, a...)} }
+	c := &Case{Name: cs.Name, Method: strings.ToUpper(cs.Method), Path: cs.Path, Body: cs.Body,
+		ContentType: cs.ContentType, Headers: cs.Headers, FreshDB: cs.FreshDB, Rows: cs.Rows,
+		Status: cs.Status, Errors: cs.Errors, UpstreamDelayMs: cs.UpstreamDelayMs, Ceiling: cs.Ceiling, Alone: cs.Alone}
+	if c.Name == "" {
+		return nil, bad("name", "missing (every case needs a name)")
+	}
+	if !nameRe.MatchString(c.Name) {
+		return nil, bad("name", "%q: lower-case letters, digits and '-' only", c.Name)
+	}
+	if c.Method == "" {
+		c.Method = "GET"
+	}
+	if !oneOf(c.Method, methods) {
+		return nil, bad("method", "%q: want one of %s", cs.Method, strings.Join(methods, ", "))
+	}
+	if err := checkPath(c.Path); err != nil {
+		return nil, bad("path", "%v", err)
+	}
+	for _, h := range c.Headers {
+		if k, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(k) == "" || strings.ContainsAny(h, "\r\n") {
+			return nil, bad("headers", "%q: want \"Name: value\"", h)
+		}
+	}
+	var err error
+	if c.Connections, err = intList(cs.Connections); err != nil {
+		return nil, bad("connections", "%v", err)
+	}
+	if len(c.Connections) == 0 {
+		c.Connections = defConns
+	}
+	if c.Rates, err = numList(cs.Rate); err != nil {
+		return nil, bad("rate", "%v", err)
+	}
+	if dup := firstDup(c.Connections); dup != "" {
+		return nil, bad("connections", "%s is listed twice", dup)
+	}
+	if c.Errors == "" {
+		c.Errors = defErrors
+	}
+	if !oneOf(c.Errors, errorModes) {
+		return nil, bad("errors", "%q: want gate or report", cs.Errors)
+	}
+	if c.Rows != "" && !tableRe.MatchString(c.Rows) {
+		return nil, bad("rows", "%q is not a table name", c.Rows)
+	}
+	for _, st := range c.Status {
+		if st < 100 || st > 599 {
+			return nil, bad("status", "%d is not an HTTP status", st)
+		}
+	}
+	if c.UpstreamDelayMs < 0 || c.UpstreamDelayMs > 10000 {
+		return nil, bad("upstream_delay_ms", "%d: want 1 to 10000 (the mock's range)", c.UpstreamDelayMs)
+	}
+	if c.Ceiling && c.UpstreamDelayMs == 0 {
+		return nil, bad("ceiling", "needs upstream_delay_ms (the ceiling is oha straight at the mock with that delay)")
+	}
+	if cs.Companion != nil {
+		cp := cs.Companion
+		c.Companion = &Companion{Method: strings.ToUpper(cp.Method), Path: cp.Path, Body: cp.Body,
+			ContentType: cp.ContentType, Connections: cp.Connections, Rate: cp.Rate}
+		if c.Companion.Method == "" {
+			c.Companion.Method = "GET"
+		}
+		if !oneOf(c.Companion.Method, methods) {
+			return nil, bad("companion.method", "%q: want one of %s", cp.Method, strings.Join(methods, ", "))
+		}
+		if err := checkPath(cp.Path); err != nil {
+			return nil, bad("companion.path", "%v", err)
+		}
+		if cp.Connections < 1 || cp.Connections > 100000 {
+			return nil, bad("companion.connections", "missing or out of range (want 1 to 100000)")
+		}
+		if cp.Rate < 0 || math.IsInf(cp.Rate, 0) || math.IsNaN(cp.Rate) {
+			return nil, bad("companion.rate", "want a rate above 0 in req/s (or leave it out)")
+		}
+	}
+	if cs.Check != nil {
+		c.Check = &Check{Status: cs.Check.Status, ContentType: cs.Check.ContentType, BodyContains: cs.Check.BodyContains}
+		if c.Check.Status == 0 {
+			c.Check.Status = 200
+		}
+		if c.Check.Status < 100 || c.Check.Status > 599 {
+			return nil, bad("check.status", "%d is not an HTTP status", c.Check.Status)
+		}
+	}
+	return c, nil
+}
+
+// check applies the rules that span cases: unique names and windows,
+// references between cases, variants, stacks.
+func (s *Study) check(path string, f *fileShape) error {
+	seen := map[string]bool{}
+	for _, c := range s.Cases() {
+		if seen[c.Name] {
+			return &Error{Path: path, Key: fmt.Sprintf("case %q", c.Name), Msg: "a second case with this name"}
+		}
+		seen[c.Name] = true
+	}
+	ids := map[string]string{}
+	for _, w := range s.Windows(1) {
+		if other, ok := ids[w.ID]; ok {
+			return &Error{Path: path, Key: fmt.Sprintf("case %q", w.Case.Name), Msg: fmt.Sprintf("its window %q has the name of a window of case %q", w.ID, other)}
+		}
+		ids[w.ID] = w.Case.Name
+	}
+	for _, sec := range s.Sections {
+		for _, c := range sec.Cases {
+			if c.Alone == "" {
+				continue
+			}
+			a := s.Case(c.Alone)
+			if a == nil || a == c {
+				return &Error{Path: path, Key: fmt.Sprintf("case %q: alone", c.Name), Msg: fmt.Sprintf("%q is not another case of this study", c.Alone)}
+			}
+			if len(a.Windows(1)) != 1 || len(c.Windows(1)) != 1 {
+				return &Error{Path: path, Key: fmt.Sprintf("case %q: alone", c.Name), Msg: "a case read against another may not sweep, nor may the other"}
+			}
+		}
+	}
+	if s.SamplerCheck != "" {
+		c := s.Case(s.SamplerCheck)
+		if c == nil {
+			return &Error{Path: path, Key: "sampler_check", Msg: fmt.Sprintf("%q is not a case of this study", s.SamplerCheck)}
+		}
+		if len(c.Windows(1)) != 1 {
+			return &Error{Path: path, Key: "sampler_check", Msg: fmt.Sprintf("case %q sweeps; name a case with one window", s.SamplerCheck)}
+		}
+	}
+	rows := map[string]bool{}
+	for _, vs := range f.Variants {
+		v := Variant{Stack: vs.Stack, Name: vs.Name, Env: vs.Env, Slots: vs.Slots}
+		key := fmt.Sprintf("variant %q", v.Row())
+		switch {
+		case !stackRe.MatchString(v.Stack):
+			return &Error{Path: path, Key: "variant: stack", Msg: fmt.Sprintf("%q is not a stack name", v.Stack)}
+		case !variantRe.MatchString(v.Name):
+			return &Error{Path: path, Key: fmt.Sprintf("variant of %s: name", v.Stack), Msg: fmt.Sprintf("%q: letters, digits, '.', '_' and '-' only", v.Name)}
+		case rows[v.Row()]:
+			return &Error{Path: path, Key: key, Msg: "a second variant with this name"}
+		case len(v.Env) == 0:
+			return &Error{Path: path, Key: key + ": env", Msg: "a variant needs at least one environment variable"}
+		case v.Slots < 0:
+			return &Error{Path: path, Key: key + ": slots", Msg: "want a count of 0 or more"}
+		}
+		for _, k := range sortedKeys(v.Env) {
+			if !envKeyRe.MatchString(k) {
+				return &Error{Path: path, Key: key + ": env", Msg: fmt.Sprintf("%q is not an environment variable name", k)}
+			}
+			if reserved[k] {
+				return &Error{Path: path, Key: key + ": env", Msg: fmt.Sprintf("%s is set by the lab for every stack; a variant may not change it", k)}
+			}
+		}
+		rows[v.Row()] = true
+		s.Variants = append(s.Variants, v)
+	}
+	seenRow := map[string]bool{}
+	for _, r := range s.Stacks {
+		base, variant, isVariant := strings.Cut(r, "[")
+		switch {
+		case seenRow[r]:
+			return &Error{Path: path, Key: "stacks", Msg: fmt.Sprintf("%q is listed twice", r)}
+		case isVariant && !rows[r]:
+			return &Error{Path: path, Key: "stacks", Msg: fmt.Sprintf("%q names no [[variant]] of this study (stack %q, name %q)", r, base, strings.TrimSuffix(variant, "]"))}
+		case !isVariant && !stackRe.MatchString(r):
+			return &Error{Path: path, Key: "stacks", Msg: fmt.Sprintf("%q is not a stack name", r)}
+		}
+		seenRow[r] = true
+	}
+	return nil
+}
+
+// reserved are the variables the lab sets on every container (APP.md).
+var reserved = map[string]bool{"PORT": true, "DATABASE_PATH": true, "UPSTREAM_URL": true, "LAB_CPUS": true}
+
+// Rows are the rows the study runs: its stacks list, else its variants
+// followed by every stack of all (the lab's stack folders), else all.
+func (s *Study) Rows(all []string) []string {
+	if len(s.Stacks) > 0 {
+		return s.Stacks
+	}
+	if len(s.Variants) > 0 {
+		var out []string
+		for _, v := range s.Variants {
+			out = append(out, v.Row())
+		}
+		return out
+	}
+	return all
+}
+
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("missing (every request needs a path, e.g. /up)")
+	case !strings.HasPrefix(p, "/"):
+		return fmt.Errorf("%q: want a path starting with / (the lab always targets 127.0.0.1)", p)
+	case strings.ContainsAny(p, " \t\r\n#"):
+		return fmt.Errorf("%q: no spaces or '#' in a path", p)
+	}
+	return nil
+}
+
+// intList reads a whole number or a non-empty list of them, each 1 to 100,000.
+func intList(v any) ([]int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	one := func(x any) (int, error) {
+		n, ok := x.(int64)
+		if !ok || n < 1 || n > 100000 {
+			return 0, fmt.Errorf("want a whole number from 1 to 100000, or a list of them (got %v)", x)
+		}
+		return int(n), nil
+	}
+	if list, ok := v.([]any); ok {
+		if len(list) == 0 {
+			return nil, errors.New("an empty list: leave the key out for the default")
+		}
+		var out []int
+		for _, x := range list {
+			n, err := one(x)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n)
+		}
+		return out, nil
+	}
+	n, err := one(v)
+	if err != nil {
+		return nil, err
+	}
+	return []int{n}, nil
+}
+
+// numList reads a rate above 0 or a non-empty list of them.
+func numList(v any) ([]float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	one := func(x any) (float64, error) {
+		var f float64
+		switch n := x.(type) {
+		case int64:
+			f = float64(n)
+		case float64:
+			f = n
+		default:
+			return 0, fmt.Errorf("want a rate in req/s above 0, or a list of them (got %v)", x)
+		}
+		if !(f > 0) || math.IsInf(f, 0) || f > 1e7 {
+			return 0, fmt.Errorf("want a rate in req/s above 0, or a list of them (got %v)", x)
+		}
+		return f, nil
+	}
+	if list, ok := v.([]any); ok {
+		if len(list) == 0 {
+			return nil, errors.New("an empty list: leave the key out for a closed loop")
+		}
+		var out []float64
+		for _, x := range list {
+			f, err := one(x)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
+		return out, nil
+	}
+	f, err := one(v)
+	if err != nil {
+		return nil, err
+	}
+	return []float64{f}, nil
+}
+
+func firstDup(xs []int) string {
+	seen := map[int]bool{}
+	for _, x := range xs {
+		if seen[x] {
+			return strconv.Itoa(x)
+		}
+		seen[x] = true
+	}
+	return ""
+}
+
+func oneOf(s string, list []string) bool {
+	for _, x := range list {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
