@@ -1,43 +1,49 @@
 # shellcheck shell=bash
-# One stack's session within a run, and one case's window: start the
+# One row's session within a run, and one window of a case: start the
 # container, warm up, measure with oha while cgsample watches the cgroup,
 # keep the raw files, and turn a crash into a failed case, not a dead bench.
+# What each window sends comes from the study, through analysis/plan
+# (plan_windows fills WIN_* once per bench); nothing here names a case.
 
-WRITE_RATE=${LAB_WRITE_RATE:-500}  # req/s cap of the writers in read-under-writes
-WRITERS=${LAB_WRITERS:-8}          # connections of those writers
+declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=()
 
-case_path() { # case_path CASE: method and path of the case's requests
-  case "$1" in
-    up) echo "GET /up" ;;
-    json) echo "GET /json" ;;
-    items) echo "GET /items" ;;
-    page) echo "GET /page" ;;
-    upstream) echo "GET /bench/upstream" ;;
-    write) echo "POST /bench/write" ;;
-    read | read-under-writes) echo "GET /bench/read" ;;
-  esac
+# plan_windows: each window's facts, and its oha arguments in $WORK/plan/
+# (NUL-separated, as analysis/plan writes them)
+plan_windows() {
+  local w key value
+  mkdir -p "$WORK/plan"
+  for w in "${WINDOWS[@]}"; do
+    while read -r key value; do
+      case "$key" in
+        fresh_db) WIN_FRESH[$w]=$value ;;
+        companion) WIN_COMPANION[$w]=$value ;;
+        ceiling) WIN_CEILING[$w]=$value ;;
+        rows) WIN_ROWS[$w]=$value ;;
+      esac
+    done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS")
+    lab_tool plan oha "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$w.oha"
+    ((WIN_COMPANION[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --companion --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$w.companion"
+    ((WIN_CEILING[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
+      --url "http://127.0.0.1:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
+  done
+  return 0
 }
 
-case_connections() { [[ "$1" == upstream ]] && echo "${IO_CONNECTIONS:-512}" || echo "$CONNECTIONS"; }
-
-# A case that reads or writes bench_events starts from the seeded 1,000 rows.
-case_needs_fresh_db() { [[ "$1" == write || "$1" == read || "$1" == read-under-writes ]]; }
-
-# oha_window OUT SECONDS CONNECTIONS METHOD URL [EXTRA...]: oha pinned to the
-# load generator's CPUs, JSON to OUT, its CPU time to OUT.time; in-flight
-# requests at the deadline are waited for and counted (-w).
+# oha_window OUT SECONDS ARGS_FILE: oha pinned to the load generator's CPUs
+# with the window's arguments, JSON to OUT, its CPU time to OUT.time;
+# in-flight requests at the deadline are waited for and counted (-w).
 oha_window() {
-  local out=$1 secs=$2 conns=$3 method=$4 url=$5
-  shift 5
+  local out=$1 secs=$2 args=()
+  mapfile -d '' -t args <"$3"
   (
     TIMEFORMAT='%3U %3S %3R'
-    time taskset -c "$LOADGEN_CPUS" oha --no-tui --output-format json --disable-compression -w -z "${secs}s" -c "$conns" \
-      -m "$method" "$@" "$url" >"$out" 2>"$out.stderr"
+    time taskset -c "$LOADGEN_CPUS" oha --no-tui --output-format json --disable-compression -w -z "${secs}s" \
+      "${args[@]}" >"$out" 2>"$out.stderr"
   ) 2>"$out.time"
 }
 
-# window_start OUT SECONDS CONNECTIONS METHOD URL [EXTRA...]: a measured
-# oha window in the background (BG_PID); window_finish collects it.
+# window_start OUT SECONDS ARGS_FILE: a measured oha window in the
+# background (BG_PID); window_finish collects it.
 window_start() { in_background oha_window "$@"; }
 
 # window_finish PID OUT: wait for the window, write OUT's .loadgen.json beside
@@ -45,19 +51,10 @@ window_start() { in_background oha_window "$@"; }
 window_finish() {
   local rc=0 out=$2
   finish_background "$1" || rc=$?
-  loadgen_json "$out.time" >"${out%.json}.loadgen.json"
+  lab_tool record loadgen "${out%.json}.loadgen.json" --time "$out.time" --cpus "$LOADGEN_CPUS" || rc=1
   rm -f "$out.time"
   [[ -s "$out.stderr" ]] || rm -f "$out.stderr"
   return "$rc"
-}
-
-# loadgen_json TIMEFILE: the generator's CPU seconds over the window, and
-# whether it saturated the CPUs it was pinned to (over 90%).
-loadgen_json() {
-  local ncpu
-  ncpu=$(cpu_count "$LOADGEN_CPUS")
-  awk -v cpus="$LOADGEN_CPUS" -v n="$ncpu" '{ cpu = $1 + $2; sat = (cpu > 0.9 * n * $3) ? "true" : "false";
-    printf "{\"cpus\": \"%s\", \"cpu_seconds\": %.3f, \"window_s\": %.3f, \"saturated\": %s}\n", cpus, cpu, $3, sat }' "$1"
 }
 
 # cgroup_memory ID: the container's memory use in bytes (v1, or v2 in either layout)
@@ -71,113 +68,122 @@ cgroup_memory() {
   echo 0
 }
 
-db_rows() { sqlite3 "file:$1?mode=ro" 'SELECT COUNT(*) FROM bench_events' 2>/dev/null || echo -1; }
+# db_rows DB TABLE: the table's row count, or nothing when it cannot be read
+db_rows() { sqlite3 "file:$1?mode=ro" "SELECT COUNT(*) FROM \"$2\"" 2>/dev/null || true; }
 
-# session_start RUN STACK: fresh database, container up; sets CID and BOOT_MS
+# container_name ROW: a Docker name for the row (a variant's brackets dropped)
+container_name() { echo "stacklab-$BENCH_ID-$(tr -c 'a-zA-Z0-9_.\n-' '-' <<<"$1" | sed 's/-*$//')"; }
+
+# session_start RUN ROW: fresh database, container up; sets CID and BOOT_MS
 session_start() {
-  local run=$1 stack=$2
-  CONTAINER="stacklab-$BENCH_ID-$stack"
-  DB_DIR="$WORK/$stack"
-  stack_stop "$CONTAINER"
-  fresh_database "$DB_DIR"
-  CID=$(stack_start "$stack" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://127.0.0.1:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID")
-  BOOT_MS=$(wait_up "http://127.0.0.1:$APP_PORT/up" 60) || return 1
+  local row=$2
+  CONTAINER=$(container_name "$row")
+  DB_DIR="$WORK/db/$CONTAINER"
+  CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://127.0.0.1:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID")
+  BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
 }
 
 stack_session() {
-  local run=$1 stack=$2 dir="$RUN_DIR/raw/run-$1/$2" c mem_idle mem_after
+  local run=$1 row=$2 dir="$RUN_DIR/raw/run-$1/$2" w mem_idle mem_after
   mkdir -p "$dir"
-  if ! session_start "$run" "$stack"; then
-    fail_cases "$run" "$stack" "did not answer 200 on /up within 60 s of starting" "${CASES[@]}"
+  if ! session_start "$run" "$row"; then
+    fail_cases "$run" "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${WINDOWS[@]}"
+    stack_stop "$CONTAINER"
     return 0
   fi
   local boot=$BOOT_MS
-  if ! verify_stack "$stack" "$dir"; then
-    fail_cases "$run" "$stack" "failed verify (see verify.txt): its numbers would not be comparable" "${CASES[@]}"
+  if ! check_row "$row" "$dir"; then
+    fail_cases "$run" "$row" "failed its checks (see verify.txt): its numbers would not be comparable" "${WINDOWS[@]}"
     stack_stop "$CONTAINER"
     return 0
   fi
   mem_idle=$(cgroup_memory "$CID")
-  for c in "${CASES[@]}"; do
-    if case_needs_fresh_db "$c" || ! container_running "$CONTAINER"; then
-      if ! session_start "$run" "$stack"; then
-        fail_cases "$run" "$stack" "did not come back on /up after a restart" "$c"
+  for w in "${WINDOWS[@]}"; do
+    if ((WIN_FRESH[$w])) || ! container_running "$CONTAINER"; then
+      if ! session_start "$run" "$row"; then
+        fail_cases "$run" "$row" "did not come back on $(ready_path "$(row_stack "$row")") after a restart" "$w"
         continue
       fi
     fi
-    progress "$run" "$stack" "$c"
-    run_case "$run" "$stack" "$c" "$dir"
+    progress "$run" "$row" "$w"
+    run_case "$run" "$row" "$w" "$dir"
     WINDOWS_DONE=$((WINDOWS_DONE + 1))
-    sampler_check "$run" "$stack" "$c" "$dir"
+    sampler_check "$run" "$row" "$w" "$dir"
   done
   mem_after=$(cgroup_memory "$CID")
-  printf '{"boot_ms": %d, "memory_idle_bytes": %d, "memory_after_bytes": %d}\n' "$boot" "$mem_idle" "$mem_after" >"$dir/resources.json"
+  lab_tool record resources "$dir/resources.json" --boot-ms "$boot" --memory-idle "$mem_idle" --memory-after "$mem_after"
   stack_stop_graceful "$CONTAINER"
 }
 
-# verify_stack STACK DIR: the APP.md checks, on the container just started
-verify_stack() {
-  local stack=$1 dir=$2
-  [[ -x "$(lab_tool_path verify)" ]] || return 0
-  "$(lab_tool_path verify)" -stack "$stack" -url "http://127.0.0.1:$APP_PORT" -db "$DB_DIR/app.db" \
-    -upstream "http://127.0.0.1:$UPSTREAM_PORT" \
-    >"$dir/verify.txt" 2>&1
+# check_row ROW DIR: before any window counts, APP.md's checks for a lab
+# stack and the study's per-case checks for every row, into DIR/verify.txt
+check_row() {
+  local row=$1 dir=$2 stack rc=0
+  stack=$(row_stack "$row")
+  : >"$dir/verify.txt"
+  if [[ "$(contract "$stack")" == app && -x "$(lab_tool_path verify)" ]]; then
+    verify_app "$stack" "$APP_PORT" "$DB_DIR/app.db" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" || rc=1
+  fi
+  if ((HAS_CHECKS)); then
+    lab_tool plan checks "$STUDY_FILE" --url "http://127.0.0.1:$APP_PORT" >>"$dir/verify.txt" 2>&1 || rc=1
+  fi
+  [[ -s "$dir/verify.txt" ]] || rm -f "$dir/verify.txt"
+  return "$rc"
 }
 
-# fail_cases RUN STACK REASON CASE...: record each case as failed, keep the log
+# fail_cases RUN ROW REASON WINDOW...: record each window as failed, keep the log
 fail_cases() {
-  local run=$1 stack=$2 reason=$3 dir="$RUN_DIR/raw/run-$1/$2" c
+  local run=$1 row=$2 reason=$3 dir="$RUN_DIR/raw/run-$1/$2" w
   shift 3
-  for c in "$@"; do
-    echo "$reason" >"$dir/$c.error"
-    docker logs "$CONTAINER" >"$dir/$c.log" 2>&1 || true
-    lab_tool record failure "$RUN_DIR" --run "$run" --stack "$stack" --case "$c" --reason "$reason"
+  for w in "$@"; do
+    echo "$reason" >"$dir/$w.error"
+    docker logs "$CONTAINER" >"$dir/$w.log" 2>&1 || true
+    lab_tool record failure "$RUN_DIR" --run "$run" --stack "$row" --case "$w" --reason "$reason"
     FAILED_CASES=$((FAILED_CASES + 1))
-    note "bench: FAILED run $run $stack $c: $reason (log: ${dir#"$LAB_ROOT"/}/$c.log)"
+    note "bench: FAILED run $run $row $w: $reason (log: ${dir#"$LAB_ROOT"/}/$w.log)"
   done
 }
 
 run_case() {
-  local run=$1 stack=$2 c=$3 dir=$4 method path url conns rows_before
-  read -r method path <<<"$(case_path "$c")"
-  url="http://127.0.0.1:$APP_PORT$path"
-  conns=$(case_connections "$c")
-  oha_window "$WORK/warmup.json" "$WARMUP" "$conns" "$method" "$url" || true
-  [[ "$c" == write ]] && rows_before=$(db_rows "$DB_DIR/app.db")
-  sampler_start "$dir/$c.cgroup.jsonl"
-  local writers=""
-  if [[ "$c" == read-under-writes ]]; then
-    window_start "$dir/$c.writers.json" "$DURATION" "$WRITERS" POST "http://127.0.0.1:$APP_PORT/bench/write" -q "$WRITE_RATE"
-    writers=$BG_PID
+  local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
+  oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
+  [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
+  sampler_start "$dir/$w.cgroup.jsonl"
+  local companion=""
+  if ((WIN_COMPANION[$w])); then
+    window_start "$dir/$w.writers.json" "$DURATION" "$WORK/plan/$w.companion"
+    companion=$BG_PID
   fi
-  window_start "$dir/$c.json" "$DURATION" "$conns" "$method" "$url"
+  window_start "$dir/$w.json" "$DURATION" "$WORK/plan/$w.oha"
   local oha_rc=0
-  window_finish "$BG_PID" "$dir/$c.json" || oha_rc=$?
-  [[ -n "$writers" ]] && { window_finish "$writers" "$dir/$c.writers.json" || oha_rc=$?; }
+  window_finish "$BG_PID" "$dir/$w.json" || oha_rc=$?
+  [[ -n "$companion" ]] && { window_finish "$companion" "$dir/$w.writers.json" || oha_rc=$?; }
   sampler_stop
-  if [[ "$c" == write ]]; then
-    printf '{"before": %d, "after": %d}\n' "$rows_before" "$(db_rows "$DB_DIR/app.db")" >"$dir/$c.rows.json"
+  if [[ -n "$table" ]]; then
+    lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$DB_DIR/app.db" "$table")" ||
+      note "bench: run $run $row $w: table $table could not be counted (its rows check will fail)"
   fi
   if ! container_running "$CONTAINER"; then
-    fail_cases "$run" "$stack" "the container exited during the window ($(docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$CONTAINER" 2>/dev/null))" "$c"
-  elif ((oha_rc != 0)) || [[ ! -s "$dir/$c.json" ]]; then
-    fail_cases "$run" "$stack" "oha exited with status $oha_rc (see $c.json.stderr)" "$c"
+    fail_cases "$run" "$row" "the container exited during the window ($(docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$CONTAINER" 2>/dev/null))" "$w"
+  elif ((oha_rc != 0)) || [[ ! -s "$dir/$w.json" ]]; then
+    fail_cases "$run" "$row" "oha exited with status $oha_rc (see $w.json.stderr)" "$w"
   fi
 }
 
-# sampler_check RUN STACK CASE DIR: once per run, on the run's first stack,
-# measure `json` again with no sampler (json.nosampler.json), so the summary
-# can show what watching the cgroup costs in req/s, within the same run.
+# sampler_check RUN ROW WINDOW DIR: once per run, on the run's first row,
+# measure the study's sampler_check window again with no sampler
+# (<window>.nosampler.json), so the summary can show what watching the
+# cgroup costs in req/s, within the same run.
 sampler_check() {
-  local run=$1 stack=$2 c=$3 dir=$4
-  ((SAMPLER)) && [[ "$c" == json && "$stack" == "$(run_order "$run" | head -n1)" ]] || return 0
+  local run=$1 row=$2 w=$3 dir=$4
+  ((SAMPLER)) && [[ "$w" == "$SAMPLER_CHECK" && "$row" == "$(run_order "$run" | head -n1)" ]] || return 0
   container_running "$CONTAINER" || return 0
   local saved=$SAMPLER
   SAMPLER=0
-  note "bench: run $run · $stack json again without the cgroup sampler (its cost)"
-  oha_window "$WORK/warmup.json" "$WARMUP" "$CONNECTIONS" GET "http://127.0.0.1:$APP_PORT/json" || true
-  window_start "$dir/json.nosampler.json" "$DURATION" "$CONNECTIONS" GET "http://127.0.0.1:$APP_PORT/json"
-  window_finish "$BG_PID" "$dir/json.nosampler.json" || true
+  note "bench: run $run · $row $w again without the cgroup sampler (its cost)"
+  oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
+  window_start "$dir/$w.nosampler.json" "$DURATION" "$WORK/plan/$w.oha"
+  window_finish "$BG_PID" "$dir/$w.nosampler.json" || true
   SAMPLER=$saved
 }
 
@@ -197,17 +203,17 @@ sampler_stop() {
 
 # The mock upstream runs for the whole bench on its own CPUs.
 upstream_start() {
-  local tag
-  tag=$(require_image upstream)
-  docker run -d --name "stacklab-$BENCH_ID-upstream" --label stacklab=1 --label "stacklab.bench=$BENCH_ID" \
-    --network host --cpuset-cpus "$UPSTREAM_CPUS" -e PORT="$UPSTREAM_PORT" "$tag" >/dev/null
-  wait_up "http://127.0.0.1:$UPSTREAM_PORT/delay?ms=0" 30 >/dev/null || die "bench: the mock upstream did not answer on 127.0.0.1:$UPSTREAM_PORT"
+  upstream_run "stacklab-$BENCH_ID-upstream" "$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID"
 }
 
-# upstream_ceiling RUN: oha straight at the mock, at the upstream case's
-# connections: its ceiling is connections / delay, and a stack cannot beat it.
-upstream_ceiling() {
-  local out="$RUN_DIR/raw/run-$1/upstream-ceiling.json"
-  window_start "$out" "$DURATION" "${IO_CONNECTIONS:-512}" GET "http://127.0.0.1:$UPSTREAM_PORT/delay?ms=100"
-  window_finish "$BG_PID" "$out" || true
+# upstream_ceilings RUN: for each window that asks for one, oha straight at
+# the mock with the window's connections: a stack cannot beat it.
+upstream_ceilings() {
+  local w out
+  for w in "${WINDOWS[@]}"; do
+    ((WIN_CEILING[$w])) || continue
+    out="$RUN_DIR/raw/run-$1/$w-ceiling.json"
+    window_start "$out" "$DURATION" "$WORK/plan/$w.ceiling"
+    window_finish "$BG_PID" "$out" || true
+  done
 }

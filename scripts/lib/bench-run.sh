@@ -91,24 +91,30 @@ bench_prepare() {
   trap 'on_signal SIGINT' INT
   trap 'on_signal SIGTERM' TERM
   mkdir -p "$WORK"
-  "$LAB_ROOT/scripts/build-tools"
-  local needed=("${STACKS[@]}")
-  io_study && needed+=(upstream)
+  local needed=() r s
+  for r in "${ROWS[@]}"; do
+    s=$(row_stack "$r")
+    [[ " ${needed[*]} " == *" $s "* ]] || needed+=("$s")
+  done
+  ((NEEDS_UPSTREAM)) && needed+=(upstream)
   "$LAB_ROOT/scripts/images" "${needed[@]}"
-  local s
   for s in "${needed[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
+  plan_windows
   local commit
   commit=$(lab_commit)
   new_results_dir
   [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
-  local tools=() name version
+  local tools=() rows=() name version
   while read -r name version; do tools+=(--tool "$name=$version"); done < <(tool_versions)
-  note "bench: study $STUDY, profile $PROFILE, host profile $HOST_NAME, stacks ${STACKS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
-  lab_tool record start "$RUN_DIR" --study "$STUDY" --profile "$PROFILE" --label "$LABEL" \
+  for r in "${ROWS[@]}"; do
+    s=$(row_stack "$r")
+    rows+=(--slots "$r=${ROW_SLOTS[$r]:-$(stack_env_get "$s" REQUEST_SLOTS)}" --contract "$r=$(contract "$s")")
+  done
+  note "bench: study $STUDY, profile $PROFILE, host profile $HOST_NAME, stacks ${ROWS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
+  lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
-    --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${CASES[*]}")" --stacks "$(IFS=,; echo "${STACKS[*]}")" \
-    --extra "io_connections=${IO_CONNECTIONS:-512}" --extra "write_rate_cap=$WRITE_RATE" \
-    --extra "app_port=$APP_PORT" --extra "upstream_delay_ms=100" --extra "quiet_gate=$QUIET_GATE" \
+    --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
+    --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" "${rows[@]}" \
     "${tools[@]}" --lab-commit "$commit"
   for s in "${needed[@]}"; do record_image "$s"; done
 }
@@ -123,22 +129,20 @@ record_image() {
     --digest "$(image_files_digest "$tag")"
 }
 
-io_study() { [[ " ${CASES[*]} " == *" upstream "* || " ${CASES[*]} " == *" write "* ]]; }
-
-# run_order N: the stacks of run N; every other run goes in reverse, so no
-# stack always runs first (cold host) or last (warm, maybe throttled).
+# run_order N: the rows of run N; every other run goes in reverse, so no
+# row always runs first (cold host) or last (warm, maybe throttled).
 run_order() {
   local i
   if (($1 % 2 == 1)); then
-    printf '%s\n' "${STACKS[@]}"
+    printf '%s\n' "${ROWS[@]}"
   else
-    for ((i = ${#STACKS[@]} - 1; i >= 0; i--)); do echo "${STACKS[i]}"; done
+    for ((i = ${#ROWS[@]} - 1; i >= 0; i--)); do echo "${ROWS[i]}"; done
   fi
 }
 
 WINDOWS_DONE=0
-progress() { # progress RUN STACK CASE: one line, with the time left
-  local total=$((RUNS * ${#STACKS[@]} * ${#CASES[@]})) left
+progress() { # progress RUN ROW WINDOW: one line, with the time left
+  local total=$((RUNS * ${#ROWS[@]} * ${#WINDOWS[@]})) left
   left=$(((total - WINDOWS_DONE) * (WARMUP + DURATION + 2)))
   note "bench: run $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $((left / 60))m$(printf '%02d' $((left % 60)))s left"
 }
@@ -147,7 +151,7 @@ bench_main() {
   local run attempt quiet_json
   # How often a run that was not quiet is redone; tests set it for quick.
   MAX_REDO=${LAB_MAX_REDO:-$MAX_REDO}
-  io_study && upstream_start
+  ((NEEDS_UPSTREAM)) && upstream_start
   for ((run = 1; run <= RUNS; run++)); do
     attempt=0
     while true; do
@@ -162,7 +166,7 @@ bench_main() {
         mkdir -p "$RUN_DIR/raw/discarded"
         mv "$RUN_DIR/raw/run-$run" "$RUN_DIR/raw/discarded/run-$run-attempt-$attempt"
         lab_tool record run "$RUN_DIR" "$run" --discarded "$quiet_json"
-        WINDOWS_DONE=$((WINDOWS_DONE - ${#STACKS[@]} * ${#CASES[@]}))
+        WINDOWS_DONE=$((WINDOWS_DONE - ${#ROWS[@]} * ${#WINDOWS[@]}))
         continue
       fi
       local evidence=()
@@ -175,11 +179,11 @@ bench_main() {
 }
 
 bench_run() {
-  local run=$1 stack
+  local run=$1 row
   mkdir -p "$RUN_DIR/raw/run-$run"
-  io_study && upstream_ceiling "$run"
-  while read -r stack; do
-    stack_session "$run" "$stack"
+  upstream_ceilings "$run"
+  while read -r row; do
+    stack_session "$run" "$row"
   done < <(run_order "$run")
 }
 
@@ -225,5 +229,6 @@ quiet_watch_stop() {
   QUIET_PID=""
 }
 
-quiet_ok() { [[ ! -f "$1" ]] || grep -q '"quiet": *true' "$1"; }
-quiet_summary() { grep -o '"comm": *"[^"]*"' "$1" | head -n 3 | sed 's/"comm": *//' | paste -sd, || true; }
+# quiet_ok FILE: was the watched run quiet? (no evidence: nothing to say against it)
+quiet_ok() { [[ ! -f "$1" ]] || lab_tool quiet verdict "$1" >/dev/null; }
+quiet_summary() { lab_tool quiet verdict "$1" || true; }

@@ -52,10 +52,17 @@ stack_env_get() {
 # run, so an edit to a stack folder mid-bench cannot change what is measured).
 declare -gA IMAGE_TAG=()
 
-# require_image NAME: the tag of NAME's built image, or a line saying to build it
+# require_image NAME: the tag of NAME's built image, or a line saying to build
+# it; a stack whose stack.env names an IMAGE built elsewhere gets that image
 require_image() {
   local tag=${IMAGE_TAG[$1]:-}
   [[ -n "$tag" ]] && { echo "$tag"; return 0; }
+  tag=$(stack_env_get "$1" IMAGE)
+  if [[ -n "$tag" ]]; then
+    docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag (IMAGE in $(stack_dir "$1")/stack.env) is not on this Docker engine: build or load it first"
+    echo "$tag"
+    return 0
+  fi
   tag=$(image_tag "$1")
   docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag for stacks/$1 is not built: run 'just images $1'"
   echo "$tag"

@@ -1,0 +1,121 @@
+# shellcheck shell=bash
+# An app's session as both the bench and scripts/verify run it: the mock
+# upstream, a row's container (a stack, or a variant of one) started on a
+# fresh database, its readiness, the APP.md checks, a graceful stop. One
+# copy, so a stack is verified exactly the way it is measured.
+
+# upstream_run CONTAINER PORT [DOCKER_ARGS...]: the mock upstream on its CPUs
+upstream_run() {
+  local name=$1 port=$2 tag
+  shift 2
+  tag=$(require_image upstream)
+  docker run -d --name "$name" --label stacklab=1 "$@" --network host --cpuset-cpus "$UPSTREAM_CPUS" \
+    -e PORT="$port" "$tag" >/dev/null
+  wait_up "http://127.0.0.1:$port/delay?ms=0" 30 >/dev/null ||
+    die "the mock upstream did not answer on 127.0.0.1:$port"
+}
+
+# row_stack ROW: the stack folder a row runs (ROW_STACK, set from the
+# study's plan; a plain stack name stands for itself)
+row_stack() { echo "${ROW_STACK[$1]:-$1}"; }
+
+# ready_path STACK: the path whose first 200 says the app is up
+ready_path() {
+  local p
+  p=$(stack_env_get "$1" READY_PATH)
+  echo "${p:-/up}"
+}
+
+# contract STACK: app (APP.md, checked by probes/verify) or none (an image
+# of the user's own: only the study's per-case checks apply)
+contract() {
+  local c
+  c=$(stack_env_get "$1" CONTRACT)
+  if [[ -z "$c" ]]; then
+    c=app
+    [[ -n "$(stack_env_get "$1" IMAGE)" ]] && c=none
+  fi
+  echo "$c"
+}
+
+# app_start ROW DATA_DIR CONTAINER PORT UPSTREAM_URL [DOCKER_ARGS...]: the
+# row's stack with its variant's environment (ROW_ENV, "K=V" lines) on a
+# freshly seeded DATA_DIR; prints the container id
+app_start() {
+  local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv env=()
+  shift 5
+  while IFS= read -r kv; do
+    [[ -n "$kv" ]] && env+=(-e "$kv")
+  done <<<"${ROW_ENV[$row]:-}"
+  docker rm -f "$container" >/dev/null 2>&1 || true
+  fresh_database "$data"
+  stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" "${env[@]}"
+}
+
+# app_ready ROW PORT TIMEOUT_S: wait for the row's first 200, print the ms
+app_ready() {
+  wait_up "http://127.0.0.1:$2$(ready_path "$(row_stack "$1")")" "$3"
+}
+
+# verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: probes/verify's APP.md
+# checks against the running app, its report to OUT
+verify_app() {
+  local snap=()
+  [[ -n "${6:-}" ]] && snap=(-snapshot "$6")
+  "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" -db "$3" -upstream "$4" "${snap[@]}" >"$5" 2>&1
+}
+
+# stop_check CONTAINER: SIGTERM with APP.md's 5 s, then remove; prints a
+# cause when the app needed SIGKILL
+stop_check() {
+  local start ms code
+  start=$(date +%s%N)
+  docker stop -t 5 "$1" >/dev/null 2>&1 || true
+  ms=$((($(date +%s%N) - start) / 1000000))
+  code=$(docker inspect -f '{{.State.ExitCode}}' "$1" 2>/dev/null || echo "?")
+  docker rm -f "$1" >/dev/null 2>&1 || true
+  [[ "$code" != 137 ]] || echo "sigterm: expected an exit within 5 s of SIGTERM, got SIGKILL after $ms ms"
+}
+
+# study_file NAME|PATH: the study file a --study names (a path, or
+# studies/NAME.toml), or one line listing the studies there are
+study_file() {
+  if [[ "$1" == */* || "$1" == *.toml ]]; then
+    [[ -f "$1" ]] || die "bench: --study '$1': no such study file"
+    echo "$1"
+  elif [[ -f "$LAB_ROOT/studies/$1.toml" ]]; then
+    echo "$LAB_ROOT/studies/$1.toml"
+  else
+    local f names=()
+    for f in "$LAB_ROOT"/studies/*.toml; do names+=("$(basename "$f" .toml)"); done
+    die "bench: --study '$1' is not a study (studies/: ${names[*]}; or give a study file's path)"
+  fi
+}
+
+# read_plan: what the study asks for, from analysis/plan: ROWS (stacks and
+# variants, in order), ROW_STACK, ROW_ENV and ROW_SLOTS per row, WINDOWS,
+# SAMPLER_CHECK, NEEDS_UPSTREAM, HAS_CHECKS; a bad study exits 2 here.
+declare -gA ROW_STACK=() ROW_ENV=() ROW_SLOTS=()
+read_plan() {
+  local out key a b rc=0
+  out=$(lab_tool plan describe "$STUDY_FILE" --lab-root "$LAB_ROOT" --connections "$CONNECTIONS" \
+    ${STACKS_ARG:+--stacks "$STACKS_ARG"} ${LAB_EXTRA_STACKS:+--extra-stacks "$LAB_EXTRA_STACKS"} 2>&1) || rc=$?
+  if ((rc != 0)); then
+    echo "bench: ${out#plan describe: }" >&2
+    exit 2
+  fi
+  ROWS=() WINDOWS=() SAMPLER_CHECK="" NEEDS_UPSTREAM=0 HAS_CHECKS=0
+  while read -r key a b; do
+    case "$key" in
+      study) STUDY=$a ;;
+      stacks_dir) export LAB_EXTRA_STACKS=$a ;;
+      sampler_check) SAMPLER_CHECK=$a ;;
+      upstream) NEEDS_UPSTREAM=$a ;;
+      checks) HAS_CHECKS=$a ;;
+      row) ROWS+=("$a") ROW_STACK[$a]=$b ;;
+      env) ROW_ENV[$a]+="$b"$'\n' ;;
+      slots) ROW_SLOTS[$a]=$b ;;
+      window) WINDOWS+=("$a") ;;
+    esac
+  done <<<"$out"
+}
