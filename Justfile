@@ -12,7 +12,7 @@ import 'probes/probes.just'
 default:
     @just --list --unsorted
 
-# run a study: STUDY (pages, io, all), PROFILE (quick, full), STACKS (comma list; default all)
+# run a study: STUDY (a name in studies/: all, pages, io, sweep, ... or a study file's path), PROFILE (quick, full), STACKS (comma list of stacks or variants; default: the study's)
 bench STUDY="all" PROFILE="quick" STACKS="":
     scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
 

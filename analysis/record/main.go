@@ -14,6 +14,7 @@
 //	record adopt-study DIR STUDYFILE   give a manifest written before studies
 //	               were files the copy of its study (refused unless the study's
 //	               windows are exactly the run's cases)
+//	record study-files DIR OUT   the manifest's copy of the study, as files in OUT
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
@@ -65,6 +66,8 @@ func main() {
 		err = rows(dir, args)
 	case "adopt-study":
 		err = adoptStudy(dir, args)
+	case "study-files":
+		err = studyFilesOut(dir, args)
 	case "finish":
 		if err = update(dir, args, finish); err == nil {
 			err = writeChecksums(dir)

@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 )
 
@@ -61,4 +63,32 @@ func rows(out string, args []string) error {
 		return fmt.Errorf("--before and --after are required, each a count of rows (the table could not be read?)")
 	}
 	return results.WriteRaw(out, r)
+}
+
+// studyFilesOut writes the manifest's copy of its study into OUT (one
+// NAME.toml per file) and prints the study's own file, so a re-run measures
+// the study as it was, whatever studies/ holds now.
+//
+//	record study-files DIR OUT
+func studyFilesOut(dir string, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("want DIR OUT")
+	}
+	m, err := manifest.Read(dir)
+	if err != nil {
+		return err
+	}
+	if len(m.StudyFiles) == 0 {
+		return fmt.Errorf("%s/manifest.json holds no study_files (written before studies were files; `just adopt-study %s studies/%s.toml` adds them)", dir, dir, m.Study)
+	}
+	if err := os.MkdirAll(args[0], 0o755); err != nil {
+		return err
+	}
+	for _, f := range m.StudyFiles {
+		if err := os.WriteFile(filepath.Join(args[0], f.Name+".toml"), []byte(f.Text), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Println(filepath.Join(args[0], m.StudyFiles[0].Name+".toml"))
+	return nil
 }

@@ -210,7 +210,15 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 	if ct.Swept {
 		col("setting", false)
 	}
-	col("req/s (2xx)", true)
+	good := "2xx"
+	if len(ct.GoodStatus) > 0 {
+		var st []string
+		for _, c := range ct.GoodStatus {
+			st = append(st, fmt.Sprint(c))
+		}
+		good = strings.Join(st, ", ")
+	}
+	col("req/s ("+good+")", true)
 	if little {
 		col("Little's law", true)
 	}

@@ -78,6 +78,9 @@ type CaseTable struct {
 	Alone string `json:"alone,omitempty"`
 	// ErrorsReported: errors are a result column, not a gate.
 	ErrorsReported bool `json:"errors_reported,omitempty"`
+	// GoodStatus lists the statuses that count as good, when the case
+	// names its own (else any 2xx).
+	GoodStatus []int `json:"good_status,omitempty"`
 }
 
 // Row is one stack in one case. Per-run slices are indexed like
@@ -252,7 +255,7 @@ func (s *Summary) caseTable(f *results.Folder, c *study.Case, baseline string) (
 	if len(wins) == 0 {
 		return CaseTable{}, false
 	}
-	t := CaseTable{Case: c.Name, Swept: len(c.Windows(1)) > 1, Alone: c.Alone, ErrorsReported: c.Errors == "report"}
+	t := CaseTable{Case: c.Name, Swept: len(c.Windows(1)) > 1, Alone: c.Alone, ErrorsReported: c.Errors == "report", GoodStatus: c.Status}
 	for _, w := range wins {
 		if c.Ceiling {
 			if row := ceiling(f, w); row != nil {

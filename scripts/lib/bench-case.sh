@@ -79,7 +79,7 @@ session_start() {
   local row=$2
   CONTAINER=$(container_name "$row")
   DB_DIR="$WORK/db/$CONTAINER"
-  CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://127.0.0.1:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID")
+  CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://127.0.0.1:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT")
   BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
 }
 
@@ -203,7 +203,7 @@ sampler_stop() {
 
 # The mock upstream runs for the whole bench on its own CPUs.
 upstream_start() {
-  upstream_run "stacklab-$BENCH_ID-upstream" "$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID"
+  upstream_run "stacklab-$BENCH_ID-upstream" "$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"
 }
 
 # upstream_ceilings RUN: for each window that asks for one, oha straight at

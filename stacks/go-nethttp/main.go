@@ -4,7 +4,8 @@
 //
 // Environment: PORT (8080), DATABASE_PATH (/data/app.db), UPSTREAM_URL
 // (http://127.0.0.1:9090), LAB_CPUS (CPUs given; sets GOMAXPROCS),
-// DB_POOL_SIZE (default max(4, 2 × GOMAXPROCS)).
+// DB_POOL_SIZE (default max(4, 2 × GOMAXPROCS)), DB_ACQUIRE_TIMEOUT_MS
+// (default none: a write waits for a pooled connection as long as it takes).
 package main
 
 import (
@@ -29,6 +30,7 @@ type config struct {
 	upstreamURL string
 	procs       int
 	pool        int
+	acquire     time.Duration
 }
 
 func env(name, def string) string {
@@ -79,6 +81,11 @@ func loadConfig() (config, error) {
 	if c.pool == 0 {
 		c.pool = max(4, 2*c.procs)
 	}
+	ms, err := positive("DB_ACQUIRE_TIMEOUT_MS")
+	if err != nil {
+		return c, err
+	}
+	c.acquire = time.Duration(ms) * time.Millisecond
 	return c, nil
 }
 
@@ -121,6 +128,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	a.acquire = cfg.acquire
 	srv := &http.Server{
 		Handler:           a.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -131,8 +139,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	log.Printf("go-nethttp: listening on %s, GOMAXPROCS=%d, db pool=%d, db=%s, upstream=%s",
-		ln.Addr(), cfg.procs, cfg.pool, cfg.dbPath, cfg.upstreamURL)
+	log.Printf("go-nethttp: listening on %s, GOMAXPROCS=%d, db pool=%d, acquire timeout=%v, db=%s, upstream=%s",
+		ln.Addr(), cfg.procs, cfg.pool, cfg.acquire, cfg.dbPath, cfg.upstreamURL)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

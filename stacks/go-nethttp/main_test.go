@@ -33,8 +33,13 @@ func TestConfigFromEnvironment(t *testing.T) {
 	if c, _ := loadConfig(); c.pool != 9 {
 		t.Errorf("DB_POOL_SIZE=9: pool %d", c.pool)
 	}
+	t.Setenv("DB_ACQUIRE_TIMEOUT_MS", "5")
+	if c, _ := loadConfig(); c.acquire != 5*time.Millisecond {
+		t.Errorf("DB_ACQUIRE_TIMEOUT_MS=5: acquire %v", c.acquire)
+	}
 	for _, bad := range []struct{ k, v, want string }{
 		{"LAB_CPUS", "zero", "LAB_CPUS must be a positive integer"},
+		{"DB_ACQUIRE_TIMEOUT_MS", "-1", "DB_ACQUIRE_TIMEOUT_MS must be a positive integer"},
 		{"DB_POOL_SIZE", "0", "DB_POOL_SIZE must be a positive integer"},
 		{"PORT", "80800", "PORT must be a TCP port number"},
 		{"UPSTREAM_URL", "127.0.0.1:9090", "UPSTREAM_URL must be an http:// URL"},

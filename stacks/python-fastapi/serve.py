@@ -1,4 +1,5 @@
-"""Start the app under uvicorn with one worker process per CPU given.
+"""Start the app under uvicorn with one worker process per CPU given
+(WEB_CONCURRENCY overrides the count).
 
 uvicorn's async workers each use a whole core, so the production norm is
 one per CPU (not gunicorn's 2n+1, which is for blocking workers).
@@ -24,7 +25,9 @@ def env_int(name: str, default: int) -> int:
 
 
 def main() -> None:
-    workers = env_int("LAB_CPUS", len(os.sched_getaffinity(0)))
+    # WEB_CONCURRENCY is uvicorn's (and gunicorn's) own name for the worker
+    # count; a study's variant sets it to compare worker counts.
+    workers = env_int("WEB_CONCURRENCY", env_int("LAB_CPUS", len(os.sched_getaffinity(0))))
     port = env_int("PORT", 8080)
     uvicorn.run(
         "app.main:app",

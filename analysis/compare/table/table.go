@@ -30,7 +30,7 @@ type Comparison struct {
 	Failed bool
 }
 
-// Row is one stack and case.
+// Row is one stack and window (a case, or one setting of a case that sweeps).
 type Row struct {
 	Stack, Case  string
 	RateA, RateB string
@@ -141,7 +141,7 @@ func index(s *summary.Summary) map[key]*summary.Row {
 		for j := range s.Sections[i].Cases {
 			ct := &s.Sections[i].Cases[j]
 			for k := range ct.Rows {
-				m[key{ct.Rows[k].Stack, ct.Case}] = &ct.Rows[k]
+				m[key{ct.Rows[k].Stack, windowOf(ct, ct.Rows[k])}] = &ct.Rows[k]
 			}
 		}
 	}
@@ -157,7 +157,7 @@ func keys(a, b *summary.Summary) []key {
 		for _, sec := range s.Sections {
 			for _, ct := range sec.Cases {
 				for _, r := range ct.Rows {
-					k := key{r.Stack, ct.Case}
+					k := key{r.Stack, windowOf(&ct, r)}
 					if !seen[k] {
 						seen[k] = true
 						out = append(out, k)
@@ -167,6 +167,15 @@ func keys(a, b *summary.Summary) []key {
 		}
 	}
 	return out
+}
+
+// windowOf names a row's window: its case, or the setting's window of a
+// case that sweeps.
+func windowOf(ct *summary.CaseTable, r summary.Row) string {
+	if r.Window != "" {
+		return r.Window
+	}
+	return ct.Case
 }
 
 // HostLine names a summary's host in one phrase.
