@@ -137,25 +137,28 @@ image_files_digest() {
   awk '{print $1}' "$cache"
 }
 
-# lab_tool NAME ARGS...: run one of the lab's Go programs, built into .tools/bin
-# by scripts/build-tools (or with go run when it has not been built).
+# lab_tools_build: every lab program in .tools/bin brought up to date by
+# scripts/build-tools (whose comment states the rule), once per process
+# tree: LAB_TOOLS_BUILT is exported, so a bench's subshells and child scripts
+# run what it built at its start and nothing compiles in a measured window.
+lab_tools_build() {
+  [[ "${LAB_TOOLS_BUILT:-}" == "$LAB_ROOT" ]] && return 0
+  "$LAB_ROOT/scripts/build-tools" || die "lab tools: scripts/build-tools failed (errors above)"
+  export LAB_TOOLS_BUILT=$LAB_ROOT
+}
+
+# lab_tool NAME ARGS...: run the lab's Go program NAME (scripts/build-tools --list)
 lab_tool() {
   local name=$1
   shift
-  if [[ -x "$LAB_ROOT/.tools/bin/$name" ]]; then
-    "$LAB_ROOT/.tools/bin/$name" "$@"
-  else
-    (cd "$LAB_ROOT" && go run "./$(lab_tool_pkg "$name")" "$@")
-  fi
+  lab_tools_build
+  "$(lab_tool_path "$name")" "$@"
 }
 
-# lab_tool_path NAME: the built binary (scripts/build-tools builds them all)
-lab_tool_path() { echo "$LAB_ROOT/.tools/bin/$1"; }
-
-lab_tool_pkg() {
-  local d
-  for d in stacks analysis probes; do
-    [[ -d "$LAB_ROOT/$d/$1" ]] && { echo "$d/$1"; return; }
-  done
-  die "no lab program named $1 under stacks/, analysis/ or probes/"
+# lab_tool_path NAME: the up-to-date binary of the lab's Go program NAME
+lab_tool_path() {
+  lab_tools_build
+  [[ -x "$LAB_ROOT/.tools/bin/$1" ]] ||
+    die "no lab program named '$1' (programs: $("$LAB_ROOT/scripts/build-tools" --list | awk '{print $1}' | paste -sd' '))"
+  echo "$LAB_ROOT/.tools/bin/$1"
 }
