@@ -24,20 +24,70 @@ stack_names() {
   done
 }
 
-# image_inputs_hash NAME: sha256 over the files of stacks/NAME (as git sees
-# them: tracked and untracked-but-not-ignored) and the ids of the images it
-# is built on. Same inputs, same tag: an unchanged stack is not rebuilt.
+# image_inputs_hash NAME: sha256 over everything NAME's image is built from,
+# as its stack.env declares it (stacks/README.md, "The image's inputs"): the
+# files of its folder and of each INPUTS path (as git sees them: tracked and
+# untracked-but-not-ignored), the version of each TOOLCHAINS program, and the
+# ids of its DEPENDS images. Same inputs, same tag: an unchanged stack is not
+# rebuilt; a changed input (go.sum, stacks/mkimage, a new rustc) rebuilds it.
 image_inputs_hash() {
-  local name=$1 dep deps
-  deps=$(stack_env_get "$name" DEPENDS)
+  local name=$1 dir env inputs toolchains deps p t dep dep_tag dep_ids=""
+  deps=$(stack_env_get "$name" DEPENDS) || exit 1
+  dir=$(stack_dir "$name")
+  env=$dir/stack.env
+  env=${env#"$LAB_ROOT"/}
+  for p in INPUTS TOOLCHAINS; do
+    grep -q "^$p=" "$dir/stack.env" ||
+      die "$env: no $p= line (every stack declares its image's inputs, even as $p=\"\"; see stacks/README.md)"
+  done
+  inputs=$(stack_env_get "$name" INPUTS) || exit 1
+  toolchains=$(stack_env_get "$name" TOOLCHAINS) || exit 1
+  for p in $inputs; do
+    [[ "$p" != /* && "/$p/" != */../* ]] || die "$env: INPUTS path '$p' is not inside the lab (paths are relative to its root)"
+    [[ -e "$LAB_ROOT/$p" ]] || die "$env: INPUTS path '$p' does not exist"
+  done
+  for dep in $deps; do
+    dep_tag=$(image_tag "$dep") || exit 1
+    dep_ids+="depends $dep $(docker image inspect -f '{{.Id}}' "$dep_tag" 2>/dev/null)"$'\n'
+  done
   {
-    (cd "$(stack_dir "$name")" && git ls-files --cached --others --exclude-standard -- . | LC_ALL=C sort |
-      while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
-    for dep in $deps; do echo "$dep $(docker image inspect -f '{{.Id}}' "$(image_tag "$dep")" 2>/dev/null)"; done
+    echo "folder"
+    (cd "$dir" && git ls-files --cached --others --exclude-standard -- . | LC_ALL=C sort |
+      while read -r p; do [[ -f "$p" ]] && sha256sum "$p"; done)
+    for p in $inputs; do
+      echo "input $p"
+      if [[ -f "$LAB_ROOT/$p" ]]; then
+        (cd "$LAB_ROOT" && sha256sum "$p")
+      else
+        (cd "$LAB_ROOT" && git ls-files --cached --others --exclude-standard -- "$p" | LC_ALL=C sort |
+          while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
+      fi
+    done
+    for t in $toolchains; do echo "toolchain $t: $(toolchain_version "$t")"; done
+    printf '%s' "$dep_ids"
   } | sha256sum | cut -c1-12
 }
 
-image_tag() { echo "stacklab/$1:$(image_inputs_hash "$1")"; }
+# toolchain_version NAME: what a TOOLCHAINS entry adds to the hash: its
+# `NAME --version`, except go (`go version`, run in the lab's root so that
+# go.mod's toolchain line counts) and docker (the engine that builds and
+# loads images, not the client). A missing program hashes as missing.
+toolchain_version() {
+  local out
+  case $1 in
+    go) out=$(cd "$LAB_ROOT" && go version 2>/dev/null) ;;
+    docker) out=$(docker version -f 'engine {{.Server.Version}}' 2>/dev/null) ;;
+    *) out=$("$1" --version 2>/dev/null) ;;
+  esac || out="not installed"
+  echo "$out"
+}
+
+# image_tag NAME: stacklab/NAME:<first 12 hex of image_inputs_hash>
+image_tag() {
+  local hash
+  hash=$(image_inputs_hash "$1") || return 1
+  echo "stacklab/$1:$hash"
+}
 
 # stack_env_get NAME KEY: one value from stacks/NAME/stack.env
 stack_env_get() {
