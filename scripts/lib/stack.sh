@@ -199,10 +199,11 @@ lab_tools_build() {
 
 # lab_tool NAME ARGS...: run the lab's Go program NAME (scripts/build-tools --list)
 lab_tool() {
-  local name=$1
-  shift
+  local bin
   lab_tools_build
-  "$(lab_tool_path "$name")" "$@"
+  bin=$(lab_tool_path "$1") || exit 1
+  shift
+  "$bin" "$@"
 }
 
 # lab_tool_path NAME: the up-to-date binary of the lab's Go program NAME
