@@ -34,7 +34,7 @@ func record(t *testing.T, args ...string) {
 // must be caught.
 func TestFinishWritesTheChecksums(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	record(t, "start", dir, "--study", "pages", "--profile", "quick", "--host-profile", "../../hosts/local.env",
+	record(t, "start", dir, "--study-file", "../../studies/pages.toml", "--profile", "quick", "--host-profile", "../../hosts/local.env",
 		"--runs", "1", "--cases", "up", "--stacks", "go-nethttp")
 	raw := filepath.Join(dir, "raw/run-1/go-nethttp")
 	if err := os.MkdirAll(raw, 0o755); err != nil {
