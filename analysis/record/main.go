@@ -1,6 +1,7 @@
 // Command record writes a results folder's manifest.json while the bench runs
 // (scripts/bench calls it; scripts never build JSON themselves) and, at the
-// end, checksums.sha256 over every raw file.
+// end, checksums.sha256 over every raw file (through analysis/results, the
+// one package that writes and verifies that file).
 //
 //	record start   DIR --study-file FILE --profile P --host-profile FILE [--label L] --runs N
 //	               --warmup S --duration S --connections N --cases a,b --stacks a,b
@@ -22,13 +23,9 @@ package main
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -37,6 +34,7 @@ import (
 	"time"
 
 	"stacklab/analysis/manifest"
+	"stacklab/analysis/results"
 	"stacklab/analysis/study"
 )
 
@@ -70,7 +68,7 @@ func main() {
 		err = studyFilesOut(dir, args)
 	case "finish":
 		if err = update(dir, args, finish); err == nil {
-			err = writeChecksums(dir)
+			err = results.WriteChecksums(dir)
 		}
 	default:
 		err = fmt.Errorf("unknown subcommand %q (start, image, run, failure, finish)", cmd)
@@ -440,43 +438,6 @@ func finish(m *manifest.Manifest, args []string) error {
 	m.Complete = *incomplete == ""
 	m.IncompleteReason = *incomplete
 	return nil
-}
-
-// writeChecksums lists every file under dir/raw in sha256sum's format,
-// sorted by path, into dir/checksums.sha256.
-func writeChecksums(dir string) error {
-	var lines []string
-	raw := filepath.Join(dir, "raw")
-	err := filepath.WalkDir(raw, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		lines = append(lines, hex.EncodeToString(h.Sum(nil))+"  "+filepath.ToSlash(rel))
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i][66:] < lines[j][66:] })
-	out := strings.Join(lines, "\n")
-	if out != "" {
-		out += "\n"
-	}
-	tmp := filepath.Join(dir, ".checksums.tmp")
-	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "checksums.sha256"))
 }
 
 // hostLine names a host by what SameFingerprint compares.

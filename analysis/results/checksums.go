@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -92,18 +93,26 @@ func isHex(s string) bool {
 	return err == nil
 }
 
+// fileSHA256 streams a file through sha256 (raw files may be large).
 func fileSHA256(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:]), nil
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// WriteChecksums writes dir/checksums.sha256 for the files under dir/raw.
-// The bench does this through its own tools; tests and generated fixtures
-// use this.
+// WriteChecksums writes dir/checksums.sha256 for the regular files under
+// dir/raw, sorted by path byte for byte (as `LC_ALL=C sort` would), so
+// `sha256sum -c checksums.sha256` run in dir checks them too. No raw/ (a
+// bench stopped before its first window) gives an empty list. The file is
+// written beside itself and renamed, so a reader never sees half of it.
+// This is the only writer: the bench reaches it through `record finish`.
 func WriteChecksums(dir string) error {
 	var lines []string
 	raw := filepath.Join(dir, "raw")
@@ -119,13 +128,19 @@ func WriteChecksums(dir string) error {
 		lines = append(lines, sum+"  "+filepath.ToSlash(rel))
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	// WalkDir's order is per folder ("raw/a/x" before "raw/a-b"); a path's
+	// bytes put '-' before '/', so sort the whole paths.
 	sort.Slice(lines, func(i, j int) bool { return lines[i][66:] < lines[j][66:] })
 	var buf bytes.Buffer
 	for _, l := range lines {
 		buf.WriteString(l + "\n")
 	}
-	return os.WriteFile(filepath.Join(dir, ChecksumsFile), buf.Bytes(), 0o644)
+	tmp := filepath.Join(dir, "."+ChecksumsFile+".tmp")
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ChecksumsFile))
 }

@@ -24,20 +24,70 @@ stack_names() {
   done
 }
 
-# image_inputs_hash NAME: sha256 over the files of stacks/NAME (as git sees
-# them: tracked and untracked-but-not-ignored) and the ids of the images it
-# is built on. Same inputs, same tag: an unchanged stack is not rebuilt.
+# image_inputs_hash NAME: sha256 over everything NAME's image is built from,
+# as its stack.env declares it (stacks/README.md, "The image's inputs"): the
+# files of its folder and of each INPUTS path (as git sees them: tracked and
+# untracked-but-not-ignored), the version of each TOOLCHAINS program, and the
+# ids of its DEPENDS images. Same inputs, same tag: an unchanged stack is not
+# rebuilt; a changed input (go.sum, stacks/mkimage, a new rustc) rebuilds it.
 image_inputs_hash() {
-  local name=$1 dep deps
-  deps=$(stack_env_get "$name" DEPENDS)
+  local name=$1 dir env inputs toolchains deps p t dep dep_tag dep_ids=""
+  deps=$(stack_env_get "$name" DEPENDS) || exit 1
+  dir=$(stack_dir "$name")
+  env=$dir/stack.env
+  env=${env#"$LAB_ROOT"/}
+  for p in INPUTS TOOLCHAINS; do
+    grep -q "^$p=" "$dir/stack.env" ||
+      die "$env: no $p= line (every stack declares its image's inputs, even as $p=\"\"; see stacks/README.md)"
+  done
+  inputs=$(stack_env_get "$name" INPUTS) || exit 1
+  toolchains=$(stack_env_get "$name" TOOLCHAINS) || exit 1
+  for p in $inputs; do
+    [[ "$p" != /* && "/$p/" != */../* ]] || die "$env: INPUTS path '$p' is not inside the lab (paths are relative to its root)"
+    [[ -e "$LAB_ROOT/$p" ]] || die "$env: INPUTS path '$p' does not exist"
+  done
+  for dep in $deps; do
+    dep_tag=$(image_tag "$dep") || exit 1
+    dep_ids+="depends $dep $(docker image inspect -f '{{.Id}}' "$dep_tag" 2>/dev/null)"$'\n'
+  done
   {
-    (cd "$(stack_dir "$name")" && git ls-files --cached --others --exclude-standard -- . | LC_ALL=C sort |
-      while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
-    for dep in $deps; do echo "$dep $(docker image inspect -f '{{.Id}}' "$(image_tag "$dep")" 2>/dev/null)"; done
+    echo "folder"
+    (cd "$dir" && git ls-files --cached --others --exclude-standard -- . | LC_ALL=C sort |
+      while read -r p; do [[ -f "$p" ]] && sha256sum "$p"; done)
+    for p in $inputs; do
+      echo "input $p"
+      if [[ -f "$LAB_ROOT/$p" ]]; then
+        (cd "$LAB_ROOT" && sha256sum "$p")
+      else
+        (cd "$LAB_ROOT" && git ls-files --cached --others --exclude-standard -- "$p" | LC_ALL=C sort |
+          while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
+      fi
+    done
+    for t in $toolchains; do echo "toolchain $t: $(toolchain_version "$t")"; done
+    printf '%s' "$dep_ids"
   } | sha256sum | cut -c1-12
 }
 
-image_tag() { echo "stacklab/$1:$(image_inputs_hash "$1")"; }
+# toolchain_version NAME: what a TOOLCHAINS entry adds to the hash: its
+# `NAME --version`, except go (`go version`, run in the lab's root so that
+# go.mod's toolchain line counts) and docker (the engine that builds and
+# loads images, not the client). A missing program hashes as missing.
+toolchain_version() {
+  local out
+  case $1 in
+    go) out=$(cd "$LAB_ROOT" && go version 2>/dev/null) ;;
+    docker) out=$(docker version -f 'engine {{.Server.Version}}' 2>/dev/null) ;;
+    *) out=$("$1" --version 2>/dev/null) ;;
+  esac || out="not installed"
+  echo "$out"
+}
+
+# image_tag NAME: stacklab/NAME:<first 12 hex of image_inputs_hash>
+image_tag() {
+  local hash
+  hash=$(image_inputs_hash "$1") || return 1
+  echo "stacklab/$1:$hash"
+}
 
 # stack_env_get NAME KEY: one value from stacks/NAME/stack.env
 stack_env_get() {
@@ -144,25 +194,29 @@ image_files_digest() {
   awk '{print $1}' "$cache"
 }
 
-# lab_tool NAME ARGS...: run one of the lab's Go programs, built into .tools/bin
-# by scripts/build-tools (or with go run when it has not been built).
-lab_tool() {
-  local name=$1
-  shift
-  if [[ -x "$LAB_ROOT/.tools/bin/$name" ]]; then
-    "$LAB_ROOT/.tools/bin/$name" "$@"
-  else
-    (cd "$LAB_ROOT" && go run "./$(lab_tool_pkg "$name")" "$@")
-  fi
+# lab_tools_build: every lab program in .tools/bin brought up to date by
+# scripts/build-tools (whose comment states the rule), once per process
+# tree: LAB_TOOLS_BUILT is exported, so a bench's subshells and child scripts
+# run what it built at its start and nothing compiles in a measured window.
+lab_tools_build() {
+  [[ "${LAB_TOOLS_BUILT:-}" == "$LAB_ROOT" ]] && return 0
+  "$LAB_ROOT/scripts/build-tools" || die "lab tools: scripts/build-tools failed (errors above)"
+  export LAB_TOOLS_BUILT=$LAB_ROOT
 }
 
-# lab_tool_path NAME: the built binary (scripts/build-tools builds them all)
-lab_tool_path() { echo "$LAB_ROOT/.tools/bin/$1"; }
+# lab_tool NAME ARGS...: run the lab's Go program NAME (scripts/build-tools --list)
+lab_tool() {
+  local bin
+  lab_tools_build
+  bin=$(lab_tool_path "$1") || exit 1
+  shift
+  "$bin" "$@"
+}
 
-lab_tool_pkg() {
-  local d
-  for d in stacks analysis probes; do
-    [[ -d "$LAB_ROOT/$d/$1" ]] && { echo "$d/$1"; return; }
-  done
-  die "no lab program named $1 under stacks/, analysis/ or probes/"
+# lab_tool_path NAME: the up-to-date binary of the lab's Go program NAME
+lab_tool_path() {
+  lab_tools_build
+  [[ -x "$LAB_ROOT/.tools/bin/$1" ]] ||
+    die "no lab program named '$1' (programs: $("$LAB_ROOT/scripts/build-tools" --list | awk '{print $1}' | paste -sd' '))"
+  echo "$LAB_ROOT/.tools/bin/$1"
 }
