@@ -25,14 +25,19 @@ stack_names() {
 }
 
 # image_inputs_hash NAME: sha256 over the files of stacks/NAME (as git sees
-# them: tracked and untracked-but-not-ignored) and the ids of the images it
-# is built on. Same inputs, same tag: an unchanged stack is not rebuilt.
+# them: tracked and untracked-but-not-ignored), the ids of the images it is
+# built on, and, for a stack with HOST_INPUTS=1 in stack.env, what
+# `build-image --host-inputs` prints (base: the host's Debian mirrors). Same
+# inputs, same tag: an unchanged stack is not rebuilt.
 image_inputs_hash() {
   local name=$1 dep deps
   deps=$(stack_env_get "$name" DEPENDS)
   {
     (cd "$(stack_dir "$name")" && git ls-files --cached --others --exclude-standard -- . | LC_ALL=C sort |
       while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
+    if [[ "$(stack_env_get "$name" HOST_INPUTS)" == 1 ]]; then
+      "$(stack_dir "$name")/build-image" --host-inputs || die "stacks/$name: build-image --host-inputs failed"
+    fi
     for dep in $deps; do echo "$dep $(docker image inspect -f '{{.Id}}' "$(image_tag "$dep")" 2>/dev/null)"; done
   } | sha256sum | cut -c1-12
 }
