@@ -4,7 +4,10 @@
   # nixpkgs gives the tools the lab does not pin itself (sqlite, shellcheck,
   # the Docker client, chromium, curl, jq) and the stacks' runtimes for the
   # dockerTools images. Go, oha and just are pinned to versions.json exactly,
-  # from the same registries scripts/bootstrap uses, with their hashes there.
+  # with their hashes there. No package registry's address is written here
+  # (issue #14): crates come through nixpkgs' fetchCrate, and what only a
+  # tool knows where to get (the Go toolchain, npm packages) is fetched by
+  # that tool, as configured by default, in a fixed-output derivation.
   # flake.lock holds the exact nixpkgs revision and its NAR hash.
   inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
 
@@ -16,15 +19,29 @@
       versions = builtins.fromJSON (builtins.readFile ./versions.json);
       hashes = versions.nix;
 
-      # Go from the Go module proxy's toolchain zip: the same bytes `go`
-      # fetches for GOTOOLCHAIN=go<version>.
+      # The Go toolchain zip, fetched the way `go` fetches it for
+      # GOTOOLCHAIN=go<version>: nixpkgs' go downloads the module
+      # golang.org/toolchain from the GOPROXY it defaults to (or the caller's)
+      # and checks it against the checksum database; the zip must then hash
+      # to versions.json's go_toolchain_zip.
+      goToolchainZip = pkgs.runCommand "go${versions.go}.linux-amd64.zip" {
+        nativeBuildInputs = [ pkgs.go ];
+        outputHash = hashes.go_toolchain_zip;
+        outputHashMode = "flat";
+        impureEnvVars = lib.fetchers.proxyImpureEnvVars ++ [ "GOPROXY" "GOSUMDB" ];
+        SSL_CERT_FILE = "${pkgs.cacert}/etc/ssl/certs/ca-bundle.crt";
+      } ''
+        export HOME=$TMPDIR GOMODCACHE=$TMPDIR/mod GOTOOLCHAIN=local GOFLAGS=-modcacherw
+        cd $TMPDIR
+        go mod download -x golang.org/toolchain@v0.0.1-go${versions.go}.linux-amd64
+        cp $GOMODCACHE/cache/download/golang.org/toolchain/@v/v0.0.1-go${versions.go}.linux-amd64.zip $out
+      '';
+
+      # Go from that zip: the same files `go` runs after a toolchain switch.
       go = pkgs.stdenv.mkDerivation {
         pname = "go";
         version = versions.go;
-        src = pkgs.fetchurl {
-          url = "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go${versions.go}.linux-amd64.zip";
-          hash = hashes.go_toolchain_zip;
-        };
+        src = goToolchainZip;
         nativeBuildInputs = [ pkgs.unzip ];
         unpackPhase = "unzip -q $src";
         dontStrip = true;
@@ -37,7 +54,7 @@
         '';
       };
 
-      # oha from its crates.io source and its own Cargo.lock.
+      # oha from its crate (nixpkgs' fetchCrate) and its own Cargo.lock.
       oha = pkgs.rustPlatform.buildRustPackage rec {
         pname = "oha";
         version = versions.oha;
@@ -49,16 +66,18 @@
         doCheck = false;
       };
 
-      # just: the binary the npm package rust-just ships (what bootstrap installs).
-      just = pkgs.stdenv.mkDerivation {
+      # just from its crate and its own Cargo.lock, like oha (bootstrap
+      # installs the binary the npm package rust-just ships, built from the
+      # same release).
+      just = pkgs.rustPlatform.buildRustPackage rec {
         pname = "just";
         version = versions.just;
-        src = pkgs.fetchurl {
-          url = "https://registry.npmjs.org/rust-just-linux-x64/-/rust-just-linux-x64-${versions.just}.tgz";
-          hash = hashes.just_npm;
+        src = pkgs.fetchCrate {
+          inherit pname version;
+          hash = hashes.just_crate;
         };
-        nativeBuildInputs = [ pkgs.autoPatchelfHook ];
-        installPhase = "install -Dm755 bin/just $out/bin/just";
+        cargoLock.lockFile = "${src}/Cargo.lock";
+        doCheck = false;
       };
 
       buildGoModule = pkgs.buildGoModule.override { inherit go; };
@@ -119,17 +138,57 @@
       pythonEnv = pkgs.python3.withPackages (ps: [ ps.fastapi ps.uvicorn ps.jinja2 ps.httpx ]);
       rubyEnv = pkgs.ruby.withPackages (ps: [ ps.rails ps.puma ps.sqlite3 ]);
       # Node 18 (what Debian's image runs) is gone from nixos-25.11, so the
-      # Nix image runs Node 20. Every package comes from package-lock.json's
-      # own `resolved` address and `integrity` hash (importNpmLock), so no
-      # hash of the whole dependency tree has to be known in advance.
+      # Nix image runs Node 20. package-lock.json records no registry address
+      # (stacks/node-fastify/.npmrc), so importNpmLock, which fetches each
+      # `resolved` URL, cannot read it as it is. Instead npm itself fetches
+      # each package (`npm pack NAME@VERSION`, from the registry npm defaults
+      # to, or the caller's NPM_CONFIG_REGISTRY) in a fixed-output derivation
+      # whose hash is the lock's own `integrity`; the lock and package.json
+      # then point at those files, as importNpmLock's would, for its
+      # npmConfigHook. No hash of the whole dependency tree is needed.
       # better-sqlite3 compiles against Node's own headers (npm_config_nodedir);
       # its prebuilt download fails in the sandbox and falls back to node-gyp.
+      nodeRoot = ./stacks/node-fastify;
+      nodeLock = lib.importJSON (nodeRoot + "/package-lock.json");
+      nodePackage = lib.importJSON (nodeRoot + "/package.json");
+      npmTarball = path: module:
+        let name = module.name or (lib.last (lib.splitString "node_modules/" path));
+        in pkgs.runCommand "${lib.strings.sanitizeDerivationName name}-${module.version}.tgz" {
+          nativeBuildInputs = [ pkgs.nodejs_20 ];
+          outputHash = module.integrity;
+          outputHashMode = "flat";
+          impureEnvVars = lib.fetchers.proxyImpureEnvVars ++ [ "NPM_CONFIG_REGISTRY" ];
+          NODE_EXTRA_CA_CERTS = "${pkgs.cacert}/etc/ssl/certs/ca-bundle.crt";
+        } ''
+          export HOME=$TMPDIR
+          mkdir $TMPDIR/pack
+          npm pack --pack-destination $TMPDIR/pack ${lib.escapeShellArg "${name}@${module.version}"}
+          mv $TMPDIR/pack/*.tgz $out
+        '';
+      nodeLockFetched = nodeLock // {
+        packages = lib.mapAttrs (path: module:
+          if path != "" && module ? integrity
+          then module // { resolved = "file:${npmTarball path module}"; }
+          else module) nodeLock.packages;
+      };
+      nodeDeps = pkgs.runCommand "node-fastify-npm-deps" {
+        passAsFile = [ "package" "packageLock" ];
+        package = builtins.toJSON (nodePackage // {
+          dependencies = lib.mapAttrs (name: _: nodeLockFetched.packages."node_modules/${name}".resolved)
+            nodePackage.dependencies;
+        });
+        packageLock = builtins.toJSON nodeLockFetched;
+      } ''
+        mkdir $out
+        cp "$packagePath" $out/package.json
+        cp "$packageLockPath" $out/package-lock.json
+      '';
       nodeApp = pkgs.buildNpmPackage {
         pname = "node-fastify";
         version = "0";
-        src = ./stacks/node-fastify;
+        src = nodeRoot;
         nodejs = pkgs.nodejs_20;
-        npmDeps = pkgs.importNpmLock { npmRoot = ./stacks/node-fastify; };
+        npmDeps = nodeDeps;
         npmConfigHook = pkgs.importNpmLock.npmConfigHook;
         nativeBuildInputs = [ pkgs.python3 ];
         env.npm_config_nodedir = pkgs.nodejs_20;

@@ -28,7 +28,8 @@ stack_names() {
 # as its stack.env declares it (stacks/README.md, "The image's inputs"): the
 # files of its folder and of each INPUTS path (as git sees them: tracked and
 # untracked-but-not-ignored), the version of each TOOLCHAINS program, and the
-# ids of its DEPENDS images. Same inputs, same tag: an unchanged stack is not
+# ids of its DEPENDS images, and for a stack with HOST_INPUTS=1 what
+# `build-image --host-inputs` prints (base: the host's Debian mirrors). Same inputs, same tag: an unchanged stack is not
 # rebuilt; a changed input (go.sum, stacks/mkimage, a new rustc) rebuilds it.
 image_inputs_hash() {
   local name=$1 dir env inputs toolchains deps p t dep dep_tag dep_ids=""
@@ -64,6 +65,10 @@ image_inputs_hash() {
       fi
     done
     for t in $toolchains; do echo "toolchain $t: $(toolchain_version "$t")"; done
+    if [[ "$(stack_env_get "$name" HOST_INPUTS)" == 1 ]]; then
+      echo "host inputs"
+      "$dir/build-image" --host-inputs || die "stacks/$name: build-image --host-inputs failed"
+    fi
     printf '%s' "$dep_ids"
   } | sha256sum | cut -c1-12
 }
