@@ -13,12 +13,14 @@ default:
     @just --list --unsorted
 
 # run a study: STUDY (a name in studies/: all, pages, io, sweep, ... or a study file's path), PROFILE (quick, full), STACKS (comma list of stacks or variants; default: the study's)
+[no-exit-message]
 bench STUDY="all" PROFILE="quick" STACKS="":
-    scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
+    @scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
 
 # re-run the study a results folder describes on this host, into a new folder, and compare the two (--anyway: despite other images or tools)
+[no-exit-message]
 rerun RUN *FLAGS:
-    scripts/rerun {{RUN}} {{FLAGS}}
+    @scripts/rerun {{RUN}} {{FLAGS}}
 
 # run the tests: go vet and go test, shellcheck, flake syntax, the end-to-end smoke test
 test:

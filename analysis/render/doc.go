@@ -88,7 +88,7 @@ func blocks(s *summary.Summary) []block {
 	}
 	out = append(out, h(2, "correctness"))
 	if len(s.Failures) == 0 {
-		out = append(out, p("Every window passed: only 2xx answers, no connection errors, and every write case's row count equals its 2xx count. Requests cut by a window's deadline are counted apart and allowed."))
+		out = append(out, p("Every window passed: only good answers (2xx, or the statuses a case names), no connection errors, and every write case's row count equals its good answers; a case that reports its errors shows them in its table instead. Requests cut by a window's deadline are counted apart and allowed."))
 	} else {
 		out = append(out, p("**FAILED**: %d gate(s). Cells from these windows are marked ✗; their req/s counts 2xx answers only.", len(s.Failures)))
 		var items []string
