@@ -22,8 +22,11 @@
 static struct db_pool *db;
 static struct upstream *up;
 static atomic_int inflight; /* handed-off requests not yet completed */
+static atomic_bool draining;  /* after SIGTERM: every answer closes its connection */
 
-static struct MHD_Response *resp_up, *resp_json, *resp_404, *resp_405_get, *resp_405_post;
+/* Each fixed answer twice: as it is, and with Connection: close for the
+ * drain after SIGTERM. */
+static struct MHD_Response *resp_up[2], *resp_json[2], *resp_404[2], *resp_405_get[2], *resp_405_post[2];
 
 struct route {
 	const char *path;
@@ -73,15 +76,15 @@ static bool submit(struct request *r)
  * then *ctx points at one of these (or at a struct request). */
 struct fixed_answer {
 	unsigned status;
-	struct MHD_Response **resp;
+	struct MHD_Response **resp; /* [0] keep-alive, [1] closing */
 };
 
 static const struct fixed_answer fixed_answers[NFIXED] = {
-	[FIX_UP] = {MHD_HTTP_OK, &resp_up},
-	[FIX_JSON] = {MHD_HTTP_OK, &resp_json},
-	[FIX_404] = {MHD_HTTP_NOT_FOUND, &resp_404},
-	[FIX_405_GET] = {MHD_HTTP_METHOD_NOT_ALLOWED, &resp_405_get},
-	[FIX_405_POST] = {MHD_HTTP_METHOD_NOT_ALLOWED, &resp_405_post},
+	[FIX_UP] = {MHD_HTTP_OK, resp_up},
+	[FIX_JSON] = {MHD_HTTP_OK, resp_json},
+	[FIX_404] = {MHD_HTTP_NOT_FOUND, resp_404},
+	[FIX_405_GET] = {MHD_HTTP_METHOD_NOT_ALLOWED, resp_405_get},
+	[FIX_405_POST] = {MHD_HTTP_METHOD_NOT_ALLOWED, resp_405_post},
 };
 
 static const struct fixed_answer *as_fixed(void *ctx)
@@ -137,7 +140,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	const struct fixed_answer *f = as_fixed(*ctx);
 	if (f)
-		return MHD_queue_response(conn, f->status, *f->resp);
+		return MHD_queue_response(conn, f->status, f->resp[atomic_load(&draining)]);
 	struct request *r = *ctx;
 	if (!r->dispatched) {
 		r->dispatched = true;
@@ -155,6 +158,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	r->body.p = NULL; /* MHD frees it */
 	r->body.len = r->body.cap = 0;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+	if (atomic_load(&draining))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	enum MHD_Result ret = MHD_queue_response(conn, r->status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -174,18 +179,22 @@ static void completed(void *cls, struct MHD_Connection *conn, void **ctx, enum M
 	atomic_fetch_sub(&inflight, 1);
 }
 
-static struct MHD_Response *fixed(const char *body, const char *content_type, const char *allow)
+static void fixed(struct MHD_Response *pair[2], const char *body, const char *content_type, const char *allow)
 {
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
-	if (!r) {
-		fprintf(stderr, "c-libmicrohttpd: out of memory\n");
-		exit(1);
+	for (int i = 0; i < 2; i++) {
+		struct MHD_Response *r =
+			MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+		if (!r) {
+			fprintf(stderr, "c-libmicrohttpd: out of memory\n");
+			exit(1);
+		}
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+		if (allow)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+		if (i)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+		pair[i] = r;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
-	if (allow)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-	return r;
 }
 
 static void die(const char *fmt, const char *arg)
@@ -245,7 +254,7 @@ int main(void)
 	const char *upstream_url = env_str("UPSTREAM_URL", "http://127.0.0.1:9090");
 	int cpus = (int)env_int("LAB_CPUS", visible_cpus(), 1, 1024);
 	int io_threads = (int)env_int("HTTP_THREADS", cpus, 1, 1024);
-	int readers = (int)env_int("DB_READERS", 2 * cpus, 1, 1024);
+	int readers = (int)env_int("DB_READERS", cpus, 1, 1024);
 	int writers = (int)env_int("DB_WRITERS", 1, 1, 1024);
 	if (strncmp(upstream_url, "http://", 7) != 0)
 		die("UPSTREAM_URL=%s: want an http:// URL", upstream_url);
@@ -267,11 +276,11 @@ int main(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 2 * conn_limit)
 		conn_limit = rl.rlim_cur > 128 ? (unsigned)(rl.rlim_cur / 2) : 32;
 
-	resp_up = fixed("ok", "text/plain; charset=utf-8", NULL);
-	resp_json = fixed("{\"message\":\"Hello, World!\"}", "application/json", NULL);
-	resp_404 = fixed("404 page not found\n", "text/plain; charset=utf-8", NULL);
-	resp_405_get = fixed("Method Not Allowed\n", "text/plain; charset=utf-8", "GET, HEAD");
-	resp_405_post = fixed("Method Not Allowed\n", "text/plain; charset=utf-8", "POST");
+	fixed(resp_up, "ok", "text/plain; charset=utf-8", NULL);
+	fixed(resp_json, "{\"message\":\"Hello, World!\"}", "application/json", NULL);
+	fixed(resp_404, "404 page not found\n", "text/plain; charset=utf-8", NULL);
+	fixed(resp_405_get, "Method Not Allowed\n", "text/plain; charset=utf-8", "GET, HEAD");
+	fixed(resp_405_post, "Method Not Allowed\n", "text/plain; charset=utf-8", "POST");
 
 	char err[512];
 	db = db_pool_start(path, readers, writers, err, sizeof err);
@@ -300,10 +309,12 @@ int main(void)
 	while (sigwait(&stop, &sig) != 0) {
 	}
 
-	/* Stop accepting; let requests in flight finish for up to 3 s; then
-	 * answer whatever is left (upstream calls: 502), and stop MHD, which
-	 * closes the idle keep-alive connections. Well within APP.md's 5 s. */
+	/* Stop accepting; answer what is in flight, each answer closing its
+	 * connection (as Go's Shutdown does), for up to 3 s; then answer
+	 * whatever is left (upstream calls: 502), and stop MHD, which closes
+	 * the idle keep-alive connections. Well within APP.md's 5 s. */
 	MHD_socket lfd = MHD_quiesce_daemon(d);
+	atomic_store(&draining, true);
 	struct timespec tick = {0, 10 * 1000000};
 	for (int i = 0; i < 300 && atomic_load(&inflight) > 0; i++)
 		nanosleep(&tick, NULL);
