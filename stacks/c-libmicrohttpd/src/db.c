@@ -276,7 +276,10 @@ struct db_pool *db_pool_start(const char *path, int readers, int writers, char *
 
 	/* Off before SQLite initialises: with memory statistics on (Debian's
 	 * build), every malloc and free takes one process-wide mutex. */
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	if (sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) != SQLITE_OK) {
+		snprintf(err, errlen, "sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) refused (SQLite already initialised)");
+		return NULL;
+	}
 
 	struct db_pool *p = calloc(1, sizeof *p);
 	p->nworkers = readers + writers;

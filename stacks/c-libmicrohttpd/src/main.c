@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "app.h"
 
 static struct db_pool *db;
@@ -302,8 +304,8 @@ int main(void)
 	}
 	fprintf(stderr,
 		"c-libmicrohttpd: listening on 0.0.0.0:%d; %d HTTP I/O thread(s), %d SQLite reader(s), %d writer(s); "
-		"database %s; upstream %s\n",
-		port, io_threads, readers, writers, path, url);
+		"SQLite %s, memory statistics off; database %s; upstream %s\n",
+		port, io_threads, readers, writers, sqlite3_libversion(), path, url);
 
 	int sig;
 	while (sigwait(&stop, &sig) != 0) {
