@@ -1,0 +1,331 @@
+/* c-libmicrohttpd: the lab app (APP.md) on GNU libmicrohttpd and SQLite.
+ *
+ * HTTP I/O runs on MHD's internal epoll thread(s), one per CPU. Those
+ * threads never touch SQLite or wait on the upstream: a route that needs
+ * either suspends its connection and hands the request to a worker pool
+ * (db.c) or to the upstream client's thread (upstream.c), which resume it
+ * when the answer is ready. /up, /json, 404 and 405 are answered at once. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "app.h"
+
+static struct db_pool *db;
+static struct upstream *up;
+static atomic_int inflight; /* handed-off requests not yet completed */
+static atomic_bool draining;  /* after SIGTERM: every answer closes its connection */
+
+/* Each fixed answer twice: as it is, and with Connection: close for the
+ * drain after SIGTERM. */
+static struct MHD_Response *resp_up[2], *resp_json[2], *resp_404[2], *resp_405_get[2], *resp_405_post[2];
+
+struct route {
+	const char *path;
+	bool post; /* POST, else GET (and HEAD) */
+	int job;   /* enum job handed off, when fixed is -1 */
+	int fixed; /* a FIX_ answer, or -1 */
+};
+
+enum { FIX_UP, FIX_JSON, FIX_404, FIX_405_GET, FIX_405_POST, NFIXED };
+
+static const struct route routes[] = {
+	{"/up", false, 0, FIX_UP},
+	{"/json", false, 0, FIX_JSON},
+	{"/items", false, JOB_ITEMS, -1},
+	{"/page", false, JOB_PAGE, -1},
+	{"/bench/upstream", false, JOB_UPSTREAM, -1},
+	{"/bench/write", true, JOB_WRITE, -1},
+	{"/bench/read", false, JOB_READ, -1},
+	{"/bench/pragmas", false, JOB_PRAGMAS, -1},
+};
+
+void request_finish(struct request *r, unsigned status, const char *content_type)
+{
+	r->status = status;
+	r->content_type = content_type;
+	atomic_store(&r->done, true);
+	MHD_resume_connection(r->conn);
+}
+
+void request_fail(struct request *r, unsigned status, const char *msg)
+{
+	buf_free(&r->body);
+	buf_puts(&r->body, "{\"ok\":false,\"error\":");
+	buf_json_string(&r->body, msg);
+	buf_puts(&r->body, "}");
+	request_finish(r, status, "application/json");
+}
+
+static bool submit(struct request *r)
+{
+	return r->job == JOB_UPSTREAM ? upstream_submit(up, r) : db_pool_submit(db, r);
+}
+
+/* A fixed answer waiting for the end of its request. MHD closes the
+ * connection after an answer queued on the handler's first call (it has not
+ * read the body yet), so every answer is queued on a later call; until
+ * then *ctx points at one of these (or at a struct request). */
+struct fixed_answer {
+	unsigned status;
+	struct MHD_Response **resp; /* [0] keep-alive, [1] closing */
+};
+
+static const struct fixed_answer fixed_answers[NFIXED] = {
+	[FIX_UP] = {MHD_HTTP_OK, resp_up},
+	[FIX_JSON] = {MHD_HTTP_OK, resp_json},
+	[FIX_404] = {MHD_HTTP_NOT_FOUND, resp_404},
+	[FIX_405_GET] = {MHD_HTTP_METHOD_NOT_ALLOWED, resp_405_get},
+	[FIX_405_POST] = {MHD_HTTP_METHOD_NOT_ALLOWED, resp_405_post},
+};
+
+static const struct fixed_answer *as_fixed(void *ctx)
+{
+	const struct fixed_answer *f = ctx;
+	return f >= fixed_answers && f < fixed_answers + NFIXED ? f : NULL;
+}
+
+/* first_call: route the request; *ctx becomes a fixed answer or a
+ * struct request to hand off. */
+static enum MHD_Result first_call(struct MHD_Connection *conn, const char *url, const char *method, void **ctx)
+{
+	const struct route *rt = NULL;
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(url, routes[i].path) == 0) {
+			rt = &routes[i];
+			break;
+		}
+	if (!rt) {
+		*ctx = (void *)&fixed_answers[FIX_404];
+		return MHD_YES;
+	}
+	bool ok = rt->post ? strcmp(method, "POST") == 0 : strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+	if (!ok) {
+		*ctx = (void *)&fixed_answers[rt->post ? FIX_405_POST : FIX_405_GET];
+		return MHD_YES;
+	}
+	if (rt->fixed >= 0) {
+		*ctx = (void *)&fixed_answers[rt->fixed];
+		return MHD_YES;
+	}
+	struct request *r = calloc(1, sizeof *r);
+	if (!r)
+		return MHD_NO;
+	r->conn = conn;
+	r->job = (enum job)rt->job;
+	*ctx = r;
+	atomic_fetch_add(&inflight, 1);
+	return MHD_YES;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+			      const char *version, const char *upload_data, size_t *upload_data_size, void **ctx)
+{
+	(void)cls;
+	(void)version;
+	(void)upload_data;
+	if (!*ctx)
+		return first_call(conn, url, method, ctx);
+	if (*upload_data_size) { /* a body nobody reads: discarded */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	const struct fixed_answer *f = as_fixed(*ctx);
+	if (f)
+		return MHD_queue_response(conn, f->status, f->resp[atomic_load(&draining)]);
+	struct request *r = *ctx;
+	if (!r->dispatched) {
+		r->dispatched = true;
+		/* Suspend first: a worker may resume it as soon as it is queued. */
+		MHD_suspend_connection(conn);
+		if (!submit(r))
+			request_fail(r, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down");
+		return MHD_YES;
+	}
+	if (!atomic_load(&r->done))
+		return MHD_YES;
+	struct MHD_Response *resp = MHD_create_response_from_buffer(r->body.len, r->body.p, MHD_RESPMEM_MUST_FREE);
+	if (!resp)
+		return MHD_NO;
+	r->body.p = NULL; /* MHD frees it */
+	r->body.len = r->body.cap = 0;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+	if (atomic_load(&draining))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	enum MHD_Result ret = MHD_queue_response(conn, r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **ctx, enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	struct request *r = *ctx;
+	if (!r || as_fixed(r))
+		return;
+	buf_free(&r->body);
+	free(r);
+	*ctx = NULL;
+	atomic_fetch_sub(&inflight, 1);
+}
+
+static void fixed(struct MHD_Response *pair[2], const char *body, const char *content_type, const char *allow)
+{
+	for (int i = 0; i < 2; i++) {
+		struct MHD_Response *r =
+			MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+		if (!r) {
+			fprintf(stderr, "c-libmicrohttpd: out of memory\n");
+			exit(1);
+		}
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+		if (allow)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+		if (i)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+		pair[i] = r;
+	}
+}
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "c-libmicrohttpd: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* env_int NAME DEFAULT MIN MAX: a whole number from the environment, or
+ * exit with one line naming the variable. */
+static long env_int(const char *name, long def, long min, long max)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (errno || *end || n < min || n > max) {
+		fprintf(stderr, "c-libmicrohttpd: %s=%s: want a whole number from %ld to %ld\n", name, v, min, max);
+		exit(1);
+	}
+	return n;
+}
+
+static const char *env_str(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : def;
+}
+
+static int visible_cpus(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+int main(void)
+{
+	/* SIGTERM and SIGINT blocked in every thread (they inherit the mask)
+	 * and taken by sigwait below; SIGPIPE ignored (MHD and curl send with
+	 * MSG_NOSIGNAL, this is belt and braces). */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int port = (int)env_int("PORT", 8080, 1, 65535);
+	const char *path = env_str("DATABASE_PATH", "/data/app.db");
+	const char *upstream_url = env_str("UPSTREAM_URL", "http://127.0.0.1:9090");
+	int cpus = (int)env_int("LAB_CPUS", visible_cpus(), 1, 1024);
+	int io_threads = (int)env_int("HTTP_THREADS", cpus, 1, 1024);
+	int readers = (int)env_int("DB_READERS", cpus, 1, 1024);
+	int writers = (int)env_int("DB_WRITERS", 1, 1, 1024);
+	if (strncmp(upstream_url, "http://", 7) != 0)
+		die("UPSTREAM_URL=%s: want an http:// URL", upstream_url);
+	char url[2048];
+	size_t n = strlen(upstream_url);
+	while (n > 7 && upstream_url[n - 1] == '/')
+		n--;
+	if (n + sizeof "/delay?ms=100" > sizeof url)
+		die("UPSTREAM_URL=%s: too long", upstream_url);
+	snprintf(url, sizeof url, "%.*s/delay?ms=100", (int)n, upstream_url);
+
+	/* One descriptor per connection, 512+ each way in the io study. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	unsigned conn_limit = 16384;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 2 * conn_limit)
+		conn_limit = rl.rlim_cur > 128 ? (unsigned)(rl.rlim_cur / 2) : 32;
+
+	fixed(resp_up, "ok", "text/plain; charset=utf-8", NULL);
+	fixed(resp_json, "{\"message\":\"Hello, World!\"}", "application/json", NULL);
+	fixed(resp_404, "404 page not found\n", "text/plain; charset=utf-8", NULL);
+	fixed(resp_405_get, "Method Not Allowed\n", "text/plain; charset=utf-8", "GET, HEAD");
+	fixed(resp_405_post, "Method Not Allowed\n", "text/plain; charset=utf-8", "POST");
+
+	char err[512];
+	db = db_pool_start(path, readers, writers, err, sizeof err);
+	if (!db)
+		die("%s", err);
+	up = upstream_start(url, err, sizeof err);
+	if (!up)
+		die("%s", err);
+
+	struct MHD_Daemon *d = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)port, NULL,
+		NULL, handle, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_CONNECTION_LIMIT,
+		conn_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u, MHD_OPTION_THREAD_POOL_SIZE,
+		(unsigned)(io_threads > 1 ? io_threads : 0), MHD_OPTION_END);
+	if (!d) {
+		char p[16];
+		snprintf(p, sizeof p, "%d", port);
+		die("cannot listen on port %s (in use, or not permitted)", p);
+	}
+	fprintf(stderr,
+		"c-libmicrohttpd: listening on 0.0.0.0:%d; %d HTTP I/O thread(s), %d SQLite reader(s), %d writer(s); "
+		"SQLite %s, memory statistics off; database %s; upstream %s\n",
+		port, io_threads, readers, writers, sqlite3_libversion(), path, url);
+
+	int sig;
+	while (sigwait(&stop, &sig) != 0) {
+	}
+
+	/* Stop accepting; answer what is in flight, each answer closing its
+	 * connection (as Go's Shutdown does), for up to 3 s; then answer
+	 * whatever is left (upstream calls: 502), and stop MHD, which closes
+	 * the idle keep-alive connections. Well within APP.md's 5 s. */
+	MHD_socket lfd = MHD_quiesce_daemon(d);
+	atomic_store(&draining, true);
+	struct timespec tick = {0, 10 * 1000000};
+	for (int i = 0; i < 300 && atomic_load(&inflight) > 0; i++)
+		nanosleep(&tick, NULL);
+	upstream_stop(up);
+	db_pool_stop(db);
+	MHD_stop_daemon(d);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
+	upstream_free(up);
+	db_pool_free(db);
+	return 0;
+}
