@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runPlan(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// describe lists what the bench runs: rows, variants' environment, windows.
+func TestDescribe(t *testing.T) {
+	code, out, errs := runPlan("describe", "../../studies/variants.toml", "--lab-root", "../..")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"study variants\n", "upstream 1\n", "row ruby-rails[4x3] ruby-rails\n",
+		"env ruby-rails[4x3] RAILS_MAX_THREADS=3\n", "env ruby-rails[4x3] WEB_CONCURRENCY=4\n", "slots ruby-rails[4x32] 128\n",
+		"row python-fastapi[2w] python-fastapi\n", "window items\nwindow upstream\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("describe lacks %q:\n%s", want, out)
+		}
+	}
+	// --stacks narrows the rows; an unknown one is one line, exit 2.
+	code, out, _ = runPlan("describe", "../../studies/pages.toml", "--lab-root", "../..", "--stacks", "go-nethttp")
+	if code != 0 || strings.Count(out, "\nrow ") != 1 {
+		t.Errorf("--stacks go-nethttp: exit %d\n%s", code, out)
+	}
+	code, _, errs = runPlan("describe", "../../studies/pages.toml", "--lab-root", "../..", "--stacks", "go-nethttp,nope")
+	if code != 2 || !strings.Contains(errs, `--stacks: "nope": no stack folder nope with a stack.env`) || strings.Count(errs, "\n") != 1 {
+		t.Errorf("unknown stack: exit %d, %q", code, errs)
+	}
+}
+
+// oha's arguments: a sweep's connections, an open loop with latency
+// correction, a companion, a ceiling; never a non-loopback target.
+func TestOhaArgs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.toml")
+	os.WriteFile(path, []byte(`
+[[case]]
+name = "up"
+path = "/bench/upstream"
+connections = [32, 128]
+upstream_delay_ms = 100
+ceiling = true
+
+[[case]]
+name = "post"
+method = "POST"
+path = "/bench/write"
+rate = 250
+body = "a b"
+content_type = "text/plain"
+headers = ["X-Lab: 1"]
+[case.companion]
+path = "/bench/read"
+connections = 2
+rate = 10
+`), 0o644)
+	args := func(a ...string) string {
+		code, out, errs := runPlan(append([]string{"oha", path}, a...)...)
+		if code != 0 {
+			return fmt.Sprintf("exit %d: %s", code, errs)
+		}
+		return strings.ReplaceAll(strings.TrimSuffix(out, "\x00"), "\x00", "|")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"up-c128", "--url", "http://127.0.0.1:8080"}, "-c|128|-m|GET|http://127.0.0.1:8080/bench/upstream"},
+		{[]string{"up-c32", "--ceiling", "--url", "http://127.0.0.1:9090"}, "-c|32|-m|GET|http://127.0.0.1:9090/delay?ms=100"},
+		{[]string{"post", "--url", "http://127.0.0.1:8080"}, "-c|32|-q|250|--latency-correction|-m|POST|-d|a b|-T|text/plain|-H|X-Lab: 1|http://127.0.0.1:8080/bench/write"},
+		{[]string{"post", "--companion", "--url", "http://127.0.0.1:8080"}, "-c|2|-q|10|-m|GET|http://127.0.0.1:8080/bench/read"},
+	} {
+		if got := args(tc.args...); got != tc.want {
+			t.Errorf("oha %v:\n got %s\nwant %s", tc.args, got, tc.want)
+		}
+	}
+	if code, _, errs := runPlan("oha", path, "up-c32", "--url", "http://10.0.0.1:8080"); code != 2 || !strings.Contains(errs, "127.0.0.1") {
+		t.Errorf("a non-loopback target: exit %d %q", code, errs)
+	}
+	if code, _, errs := runPlan("oha", path, "nope", "--url", "http://127.0.0.1:8080"); code != 2 || !strings.Contains(errs, `no window "nope"`) {
+		t.Errorf("an unknown window: exit %d %q", code, errs)
+	}
+}
+
+// checks make each case's response check once and name what failed.
+func TestChecks(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/json" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"message":"Hello, World!"}`))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	url := srv.URL // httptest listens on 127.0.0.1, the only host plan accepts
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.toml")
+	os.WriteFile(path, []byte(`
+[[case]]
+name = "hello"
+path = "/json"
+[case.check]
+content_type = "application/json"
+body_contains = "Hello"
+
+[[case]]
+name = "gone"
+path = "/gone"
+[case.check]
+status = 200
+`), 0o644)
+	code, out, errs := runPlan("checks", path, "--url", url)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (one check fails): %s %s", code, out, errs)
+	}
+	if !strings.Contains(out, "PASS  hello") || !strings.Contains(out, "FAIL  gone") || !strings.Contains(out, "status 404, want 200") {
+		t.Errorf("checks printed:\n%s", out)
+	}
+}
