@@ -33,6 +33,8 @@ type Manifest struct {
 	Images           map[string]Image  `json:"images"`
 	Runs             []Run             `json:"runs"`
 	Failures         []Failure         `json:"failures"`
+	// Confinement: per container (stack name, "upstream"), what Docker applied.
+	Confinement map[string]Confinement `json:"confinement,omitempty"`
 }
 
 type Host struct {
