@@ -13,13 +13,13 @@
 #
 # /data (the bind mount stack_start adds) is the only writable path on disk.
 # LAB_UNCONFINED=1 drops every one of these flags: it exists only to measure
-# what confinement costs (stacks' READMEs), and the manifest records what ran.
+# what confinement costs (stacks' READMEs); confine_record puts what ran in the manifest.
 
 CONFINE_UID=10001
 CONFINE_GID=10001
 CONFINE_PIDS_LIMIT=4096
 # In memory, counted against the container's memory limit; 64 MiB each is
-# far beyond what any stack writes there (a Rails pid file, SQLite's temp files).
+# far beyond what a stack writes there (SQLite's temporary files, a pid file).
 CONFINE_TMPFS_SIZE=64m
 
 # confine_flags [SCRATCH_DIR...]: the docker run flags, one per line (read them
