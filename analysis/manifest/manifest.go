@@ -47,6 +47,8 @@ type Manifest struct {
 	Rows     map[string]RowInfo `json:"rows,omitempty"`
 	Runs     []Run              `json:"runs"`
 	Failures []Failure          `json:"failures"`
+	// Confinement: per container (stack name, "upstream"), what Docker applied.
+	Confinement map[string]Confinement `json:"confinement,omitempty"`
 }
 
 type Host struct {

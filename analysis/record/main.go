@@ -10,6 +10,7 @@
 //	record image   DIR STACK --tag T --id ID --size BYTES [--compressed BYTES]
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
+//	record confinement DIR NAME --inspect FILE   what Docker applied to a container (FILE: docker inspect; - is stdin)
 //	record finish  DIR [--incomplete REASON]
 //	record describe DIR     what a re-run needs, as "key value" lines
 //	record adopt-study DIR STUDYFILE   give a manifest written before studies
@@ -40,7 +41,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: record start|image|run|failure|finish|describe DIR [flags] (see the comment at the top of analysis/record/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: record start|image|run|failure|confinement|finish|describe DIR [flags] (see the comment at the top of analysis/record/main.go)")
 		os.Exit(2)
 	}
 	cmd, dir, args := os.Args[1], os.Args[2], os.Args[3:]
@@ -54,6 +55,8 @@ func main() {
 		err = update(dir, args, run)
 	case "failure":
 		err = update(dir, args, failure)
+	case "confinement":
+		err = update(dir, args, confinement)
 	case "describe":
 		err = describe(dir)
 	case "loadgen":
@@ -71,7 +74,7 @@ func main() {
 			err = results.WriteChecksums(dir)
 		}
 	default:
-		err = fmt.Errorf("unknown subcommand %q (start, image, run, failure, finish)", cmd)
+		err = fmt.Errorf("unknown subcommand %q (start, image, run, failure, confinement, finish, describe)", cmd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "record "+cmd+":", err)

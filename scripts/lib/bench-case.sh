@@ -80,6 +80,8 @@ session_start() {
   CONTAINER=$(container_name "$row")
   DB_DIR="$WORK/db/$CONTAINER"
   CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://127.0.0.1:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT")
+  # The manifest says how each row's container was confined (the last start).
+  confine_record "$RUN_DIR" "$row" "$CONTAINER" || note "bench: could not record $row's confinement"
   BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
 }
 
@@ -204,6 +206,7 @@ sampler_stop() {
 # The mock upstream runs for the whole bench on its own CPUs.
 upstream_start() {
   upstream_run "stacklab-$BENCH_ID-upstream" "$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"
+  confine_record "$RUN_DIR" upstream "stacklab-$BENCH_ID-upstream" || note "bench: could not record the upstream's confinement"
 }
 
 # upstream_ceilings RUN: for each window that asks for one, oha straight at

@@ -4,13 +4,12 @@
 # fresh database, its readiness, the APP.md checks, a graceful stop. One
 # copy, so a stack is verified exactly the way it is measured.
 
-# upstream_run CONTAINER PORT [DOCKER_ARGS...]: the mock upstream on its CPUs
+# upstream_run CONTAINER PORT [DOCKER_ARGS...]: the mock upstream on its
+# CPUs, confined like the stacks (scripts/lib/stack.sh), answering
 upstream_run() {
-  local name=$1 port=$2 tag
+  local name=$1 port=$2
   shift 2
-  tag=$(require_image upstream)
-  docker run -d --name "$name" --label stacklab=1 "$@" --network host --cpuset-cpus "$UPSTREAM_CPUS" \
-    -e PORT="$port" "$tag" >/dev/null
+  upstream_start_container "$name" "$UPSTREAM_CPUS" "$port" "$@" || die "could not start the mock upstream"
   wait_up "http://127.0.0.1:$port/delay?ms=0" 30 >/dev/null ||
     die "the mock upstream did not answer on 127.0.0.1:$port"
 }

@@ -3,6 +3,9 @@
 # does, wait for it, stop it. scripts/verify and scripts/bench both use these,
 # so a stack is verified the way it is measured.
 
+# shellcheck source=scripts/lib/confine.sh
+source "$LAB_ROOT/scripts/lib/confine.sh"
+
 # Stack folders live in stacks/; tests add fixture stacks from the folder
 # LAB_EXTRA_STACKS (never set by the bench itself).
 stack_dir() {
@@ -125,17 +128,36 @@ require_image() {
 
 # stack_start NAME DATA_DIR CONTAINER PORT UPSTREAM_URL: start NAME's image
 # pinned to the app CPUs with the memory limit, on the host network, with
-# DATA_DIR (holding a fresh app.db) as /data. Extra arguments go to docker run.
+# DATA_DIR (holding a fresh app.db, handed to the lab's user) as /data, under
+# the lab's confinement (scripts/lib/confine.sh; tmpfs at /tmp and at each of
+# the stack's SCRATCH dirs). Extra arguments go to docker run.
 # Prints the container id.
 stack_start() {
-  local name=$1 data=$2 container=$3 port=$4 upstream=$5 tag
+  local name=$1 data=$2 container=$3 port=$4 upstream=$5 tag scratch confine CONFINE
   shift 5
   tag=$(require_image "$name")
+  scratch=$(stack_env_get "$name" SCRATCH)
+  # shellcheck disable=SC2086 # SCRATCH is a space-separated list of paths
+  confine=$(confine_flags $scratch) || return 1
+  confine_split "$confine"
   docker run -d --name "$container" --label stacklab=1 "$@" --network host \
-    --cpuset-cpus "$APP_CPUS" --memory "$APP_MEMORY" \
+    --cpuset-cpus "$APP_CPUS" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"} \
     -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" \
     -e LAB_CPUS="$APP_CPU_COUNT" -v "$data:/data" "$tag" >/dev/null
   docker inspect -f '{{.Id}}' "$container"
+}
+
+# upstream_start_container CONTAINER CPUS PORT: the mock upstream (the lab's
+# own image), confined like a stack but with no /data at all. Extra arguments
+# go to docker run.
+upstream_start_container() {
+  local container=$1 cpus=$2 port=$3 tag confine CONFINE
+  shift 3
+  tag=$(require_image upstream)
+  confine=$(confine_flags) || return 1
+  confine_split "$confine"
+  docker run -d --name "$container" --label stacklab=1 "$@" --network host --cpuset-cpus "$cpus" \
+    ${CONFINE[@]+"${CONFINE[@]}"} -e PORT="$port" "$tag" >/dev/null
 }
 
 # wait_up URL TIMEOUT_S: poll until the first 200, print the milliseconds it took
@@ -166,12 +188,14 @@ stack_stop_graceful() {
   docker rm -f "$1" >/dev/null 2>&1 || true
 }
 
-# fresh_database DIR: DIR/app.db freshly seeded (DIR is created or emptied)
+# fresh_database DIR: DIR/app.db freshly seeded (DIR is created or emptied),
+# DIR and the database owned by the uid the app runs as (scripts/lib/confine.sh)
 fresh_database() {
   local dir=$1
   mkdir -p "$dir"
   rm -f "$dir"/app.db "$dir"/app.db-wal "$dir"/app.db-shm
   lab_tool seed "$dir/app.db" >/dev/null
+  confine_data_dir "$dir"
 }
 
 # image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by
