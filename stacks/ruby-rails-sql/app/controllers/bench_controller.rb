@@ -1,0 +1,46 @@
+class BenchController < ApplicationController
+  # A machine endpoint, not a form: no CSRF token to check.
+  skip_forgery_protection
+
+  PAYLOAD = ("stacklab-bench-event-" + "x" * 179).freeze # 200 ASCII bytes
+
+  INSERT_EVENT = "INSERT INTO bench_events (payload, created_at) VALUES (?, ?)".freeze
+  COUNT_EVENTS = "SELECT COUNT(*) FROM bench_events".freeze
+  LATEST_EVENTS = "SELECT id, created_at FROM bench_events ORDER BY id DESC LIMIT 20".freeze
+  PRAGMAS = %w[journal_mode synchronous busy_timeout cache_size mmap_size journal_size_limit foreign_keys].freeze
+
+  def upstream
+    response = Upstream.delay
+    if response.code == "200"
+      render json: { ok: true, upstream: 200 }
+    else
+      render json: { ok: false, error: "upstream answered #{response.code}" }, status: :bad_gateway
+    end
+  rescue SystemCallError, IOError, Timeout::Error, Net::HTTPBadResponse, ConnectionPool::TimeoutError => e
+    render json: { ok: false, error: "#{e.class}: #{e.message}" }, status: :bad_gateway
+  end
+
+  # The transaction is BEGIN IMMEDIATE behind the process's write lock
+  # (config/initializers/sqlite_pragmas.rb); insert returns the new rowid.
+  def write
+    created_at = Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)
+    id = db.transaction do
+      db.insert(INSERT_EVENT, "BenchEvent insert", nil, nil, nil, [PAYLOAD, created_at])
+    end
+    render json: { ok: true, id: id }
+  rescue ActiveRecord::ActiveRecordError => e
+    render json: { ok: false, error: e.message }, status: :service_unavailable
+  end
+
+  def read
+    render json: {
+      ok: true,
+      count: db.select_value(COUNT_EVENTS, "BenchEvent count"),
+      latest: db.select_all(LATEST_EVENTS, "BenchEvent latest").to_a,
+    }
+  end
+
+  def pragmas
+    render json: PRAGMAS.to_h { |name| [name, db.select_value("PRAGMA #{name}")] }
+  end
+end

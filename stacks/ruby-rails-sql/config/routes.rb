@@ -1,0 +1,18 @@
+Rails.application.routes.draw do
+  get "/up", to: "status#up"
+  get "/json", to: "status#hello"
+  get "/items", to: "items#index"
+  get "/page", to: "items#page"
+  get "/bench/upstream", to: "bench#upstream"
+  post "/bench/write", to: "bench#write"
+  get "/bench/read", to: "bench#read"
+  get "/bench/pragmas", to: "bench#pragmas"
+
+  # Rails answers a known path with the wrong method as an unknown route
+  # (404); the contract wants 405 there.
+  %w[/up /json /items /page /bench/upstream /bench/write /bench/read /bench/pragmas].each do |path|
+    match path, to: "errors#method_not_allowed", via: :all
+  end
+  match "*path", to: "errors#not_found", via: :all, format: false
+  match "/", to: "errors#not_found", via: :all
+end
