@@ -19,6 +19,7 @@
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
+//	record step OUT --step N --rate R --duration S     a capacity step's target.json
 package main
 
 import (
@@ -62,6 +63,8 @@ func main() {
 		err = resources(dir, args)
 	case "rows":
 		err = rows(dir, args)
+	case "step":
+		err = step(dir, args)
 	case "adopt-study":
 		err = adoptStudy(dir, args)
 	case "study-files":

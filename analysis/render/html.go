@@ -107,6 +107,7 @@ func class(right bool) string {
 // series), drawn at the median with a whisker from min to max.
 type chartSpec struct {
 	id, title string
+	line      *lineSpec // a line chart (capacity.go) instead of bars
 	series    []string // legend, when there is more than one series
 	bars      []bar
 	format    func(float64) string
@@ -180,6 +181,10 @@ const (
 )
 
 func svgChart(b *bytes.Buffer, c *chartSpec) {
+	if c.line != nil {
+		svgLine(b, c)
+		return
+	}
 	top := topPad
 	if len(c.series) > 1 {
 		top += legendH

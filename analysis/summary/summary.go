@@ -44,6 +44,13 @@ type Summary struct {
 	SamplerCost []SamplerPair `json:"sampler_cost"`
 	Annotations []Annotation  `json:"annotations"`
 	Failures    []Failure     `json:"failures"`
+	// CPUMode is "quota" when the app ran under a CPU quota (its CPUs in
+	// CPUQuota), and every table has a throttled % column; empty in cpuset
+	// mode. Capacity holds the capacity cases (capacity.go).
+	CPUMode  string          `json:"app_cpu_mode,omitempty"`
+	CPUQuota string          `json:"app_cpu_quota,omitempty"`
+	Capacity []CapacityTable `json:"capacity,omitempty"`
+	readErr  error
 }
 
 // Options are the choices a reader made on the command line; reproduce
@@ -117,6 +124,8 @@ type Row struct {
 	VsAlone *stat.Range `json:"vs_read_alone,omitempty"`
 	// Failed lists the runs whose window failed a gate or was not measured.
 	Failed []int `json:"failed_runs,omitempty"`
+	// Throttled is throttled periods ÷ periods over the window (quota mode).
+	Throttled *stat.Range `json:"throttled_share,omitempty"`
 }
 
 // GeneratorUse says whether oha itself was the limit.
@@ -220,9 +229,15 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 			s.Discarded = append(s.Discarded, fmt.Sprintf("run %d: %s", r.Run, discardReason(d)))
 		}
 	}
+	if CPUMode(f) == "quota" {
+		s.CPUMode, s.CPUQuota = "quota", m.Parameters.Extra["app_cpu_quota"]
+	}
 	for _, sec := range f.Study.Sections {
 		out := Section{Study: sec.Name}
 		for _, c := range sec.Cases {
+			if c.Ramp != nil {
+				continue // a capacity table, below
+			}
 			if ct, ok := s.caseTable(f, c, opt.Baseline); ok {
 				out.Cases = append(out.Cases, ct)
 			}
@@ -231,11 +246,17 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 			s.Sections = append(s.Sections, out)
 		}
 	}
+	var err error
+	if s.Capacity, err = s.capacityTables(f); err != nil {
+		return nil, err
+	}
+	if s.readErr != nil {
+		return nil, s.readErr
+	}
 	s.sortFailures()
 	s.relateReads()
 	s.Resources = resources(f)
 	s.SamplerCost = samplerCost(f)
-	var err error
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err
 	}
@@ -302,7 +323,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 			row.LittlesLaw = ptr(float64(n) * 1000 / float64(c.UpstreamDelayMs))
 		}
 	}
-	var rps, p50, p99, writers, vals []float64
+	var rps, p50, p99, writers, vals, thr []float64
 	var answers int64
 	for _, r := range f.Runs {
 		win := window(r, stack, w.ID)
@@ -350,6 +371,15 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 				s.fail(&row, Failure{r.N, stack, w.ID, cause + " (" + win.RelPath + ")"})
 			}
 		}
+		if s.CPUMode == "quota" {
+			v, ok, err := windowThrottled(win)
+			if err != nil && s.readErr == nil {
+				s.readErr = err
+			}
+			if ok {
+				thr = append(thr, v)
+			}
+		}
 		if lg := win.Loadgen; lg != nil {
 			row.Generator.Known = true
 			row.Generator.MaxShare = math.Max(row.Generator.MaxShare, lg.Share())
@@ -364,6 +394,10 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		row.ErrorRate = ptr(float64(row.Errors) / float64(answers+row.Errors))
 	}
 	row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
+	if s.CPUMode == "quota" {
+		t := stat.Of(thr)
+		row.Throttled = &t
+	}
 	if len(writers) > 0 {
 		wr := stat.Of(writers)
 		row.Writers = &wr

@@ -127,7 +127,7 @@ stack_start() {
   shift 5
   tag=$(require_image "$name")
   docker run -d --name "$container" --label stacklab=1 "$@" --network host \
-    --cpuset-cpus "$APP_CPUS" --memory "$APP_MEMORY" \
+    "${APP_CPU_FLAGS[@]}" --memory "$APP_MEMORY" \
     -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" \
     -e LAB_CPUS="$APP_CPU_COUNT" -v "$data:/data" "$tag" >/dev/null
   docker inspect -f '{{.Id}}' "$container"
