@@ -187,7 +187,7 @@ func medianRun(r summary.CapacityRow) int {
 const (
 	lineW, lineH           = 720, 360
 	lineLeft, lineRight    = 64, 150
-	lineTop, lineBottomPad = 12, 40
+	lineTop, lineBottomPad = 26, 40
 )
 
 var lineColours = []string{"#3b6ea8", "#d08a2e", "#2e8b57", "#b3261e", "#6a4c93", "#1b7f8c", "#8c6d1b", "#c2185b", "#455a64"}
@@ -221,7 +221,7 @@ func svgLine(b *bytes.Buffer, c *chartSpec) {
 		fmt.Fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", lineLeft-6, Y(v)+4, units.Ms(v))
 	}
 	fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", lineLeft+pw/2, lineH-6, html.EscapeString(ls.xLabel))
-	fmt.Fprintf(b, "<text x=\"12\" y=\"%d\">%s</text>\n", lineTop+4, html.EscapeString(ls.yLabel))
+	fmt.Fprintf(b, "<text x=\"12\" y=\"%d\">%s</text>\n", lineTop-12, html.EscapeString(ls.yLabel))
 	fmt.Fprintf(b, "<line class=\"target\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\">target %s ms</text>\n",
 		lineLeft, Y(ls.target), lineLeft+pw, Y(ls.target), lineLeft+pw+6, Y(ls.target)+4, units.Ms(ls.target))
 	for i, l := range ls.lines {

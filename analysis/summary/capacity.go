@@ -39,8 +39,9 @@ type CapacityRow struct {
 	ReqPerSec stat.Range `json:"capacity_req_per_sec"`
 	PerRun    []*float64 `json:"capacity_per_run"`
 	// Users is req/s × (think time + mean response time at capacity).
-	Users stat.Range `json:"users"`
-	P99Ms stat.Range `json:"p99_ms_at_capacity"`
+	Users     stat.Range `json:"users"`
+	P99Ms     stat.Range `json:"p99_ms_at_capacity"`
+	P99PerRun []*float64 `json:"p99_ms_at_capacity_per_run"`
 	// AppCPU is the app's CPU use at capacity, in CPUs (cgroup samples).
 	AppCPU stat.Range `json:"app_cpus_at_capacity"`
 	// Throttled is throttled periods ÷ periods at capacity (quota mode;
@@ -104,7 +105,7 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 	var caps, users, p99, cpu, thr []float64
 	for _, r := range f.Runs {
 		win := window(r, stack, c.Name)
-		row.PerRun = append(row.PerRun, nil)
+		row.PerRun, row.P99PerRun = append(row.PerRun, nil), append(row.P99PerRun, nil)
 		if win == nil || win.Failed != "" {
 			cause := "not measured (no window in raw/)"
 			if win != nil {
@@ -138,6 +139,7 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 		row.PerRun[len(row.PerRun)-1] = ptr(cp.Rate)
 		users = append(users, cp.Rate*(c.Ramp.ThinkS+at.MeanMs()/1000))
 		p99 = append(p99, at.P99Ms(c))
+		row.P99PerRun[len(row.P99PerRun)-1] = ptr(at.P99Ms(c))
 		ts, err := win.Steps[cp.Step].ReadTimeline()
 		if err != nil {
 			return row, err

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"stacklab/analysis/golden"
+	"stacklab/analysis/results"
+	"stacklab/analysis/summary"
+	"stacklab/analysis/synth"
+)
+
+func capacitySummary(t *testing.T, sp synth.Spec) (*summary.Summary, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "2026-11-29-local-capacity")
+	if err := synth.Write(dir, sp); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if rc := run([]string{dir}, &out, &errb); rc != 0 {
+		t.Fatalf("summarize exit %d: %s", rc, errb.String())
+	}
+	f, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := summary.Compute(f, summary.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, out.String()
+}
+
+// The capacity table, the steps and the quota mode's throttled % column,
+// from a synthetic quota-mode run, as summary.md shows them.
+func TestCapacityGolden(t *testing.T) {
+	s, md := capacitySummary(t, synth.Capacity())
+	golden.Check(t, "testdata/golden/capacity.md", []byte(md))
+	row := s.Capacity[0].Rows[0]
+	if row.ReqPerSec.N != 3 || row.Throttled.N != 3 || row.Throttled.Median <= 0 || len(row.Refused) != 0 {
+		t.Errorf("go-nethttp: %+v", row)
+	}
+}
+
+// A run where the generator could not hold the rate reports no capacity
+// for the stack it capped (issue 11): the table says refused and why, and
+// summary.json has no number for it.
+func TestGeneratorCappedCapacityRefused(t *testing.T) {
+	s, md := capacitySummary(t, synth.CapacityCapped())
+	goRow, py := s.Capacity[0].Rows[0], s.Capacity[0].Rows[1]
+	if goRow.ReqPerSec.N != 0 || len(goRow.Refused) != 3 {
+		t.Fatalf("go-nethttp capped by the generator at 1,500 req/s got a capacity: %+v", goRow.ReqPerSec)
+	}
+	for _, p := range goRow.PerRun {
+		if p != nil {
+			t.Errorf("a per-run capacity %v for a generator-capped run", *p)
+		}
+	}
+	if !strings.Contains(goRow.Refused[0].Note, "generator-capped at") {
+		t.Errorf("reason %q", goRow.Refused[0].Note)
+	}
+	if py.ReqPerSec.N != 3 || py.ReqPerSec.Median < 600 || py.ReqPerSec.Median > 800 {
+		t.Errorf("python-fastapi, under the cap, should keep its capacity: %+v", py.ReqPerSec)
+	}
+	for _, want := range []string{"| go-nethttp     |        refused |", "CAPPED run 1 at", "**No capacity reported**", "GENERATOR: the generator sent"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+}
