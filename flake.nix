@@ -3,7 +3,7 @@
 
   # nixpkgs gives the tools the lab does not pin itself (sqlite, shellcheck,
   # the Docker client, chromium, curl, jq) and the stacks' runtimes for the
-  # dockerTools images. Go, oha and just are pinned to versions.json exactly,
+  # dockerTools images. Go, oha, just and vegeta are pinned to versions.json exactly,
   # from the same registries scripts/bootstrap uses, with their hashes there.
   # flake.lock holds the exact nixpkgs revision and its NAR hash.
   inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
@@ -62,6 +62,25 @@
       };
 
       buildGoModule = pkgs.buildGoModule.override { inherit go; };
+
+      # vegeta, the capacity study's open-loop generator, from its source at
+      # the pinned tag. Its two hashes are the ones nixpkgs' own vegeta
+      # 12.13.0 package declares; no Nix here has built it (README.md).
+      vegeta = buildGoModule {
+        pname = "vegeta";
+        version = versions.vegeta;
+        src = pkgs.fetchFromGitHub {
+          owner = "tsenart";
+          repo = "vegeta";
+          rev = "v${versions.vegeta}";
+          hash = hashes.vegeta_src;
+        };
+        vendorHash = hashes.vegeta_vendor;
+        subPackages = [ "." ];
+        env.CGO_ENABLED = "0";
+        ldflags = [ "-s" "-w" "-X main.Version=${versions.vegeta}" ];
+        doCheck = false;
+      };
 
       # The lab's own Go programs: probes, analysis, the seeder, the Go stack
       # and the mock upstream. One module, one vendor hash.
@@ -138,7 +157,7 @@
     in
     {
       packages.${system} = {
-        inherit go oha just;
+        inherit go oha just vegeta;
         tools = labTools;
         default = labTools;
         # `nix build .#images.go-nethttp && docker load < result`
@@ -162,7 +181,7 @@
 
       devShells.${system}.default = pkgs.mkShell {
         packages = [
-          go oha just
+          go oha just vegeta
           pkgs.sqlite pkgs.shellcheck pkgs.docker-client pkgs.chromium
           pkgs.curl pkgs.jq pkgs.util-linux pkgs.procps pkgs.gcc
         ];

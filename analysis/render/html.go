@@ -107,10 +107,12 @@ func class(right bool) string {
 // series), drawn at the median with a whisker from min to max.
 type chartSpec struct {
 	id, title string
-	line      *lineSpec // a line chart (capacity.go) instead of bars
 	series    []string // legend, when there is more than one series
 	bars      []bar
 	format    func(float64) string
+
+	// line makes it a line chart (capacity.go) instead of bars.
+	line *lineSpec
 }
 
 type bar struct {

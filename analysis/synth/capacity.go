@@ -3,8 +3,8 @@ package synth
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"math"
+	"os"
 	"path/filepath"
 
 	"stacklab/analysis/ramp"
