@@ -158,3 +158,19 @@ func TestFirstStepFails(t *testing.T) {
 		t.Errorf("never failed: %+v", cp)
 	}
 }
+
+// The upstream lane's p99 counts only once it has enough requests to have
+// one; the main lane's always counts.
+func TestSmallLaneNotJudgedOnP99(t *testing.T) {
+	c := capacityCase(t)
+	s := sim{capacity: 1e6, genMax: 1e6}.step(c, 1, 100) // 25 upstream requests in 5 s
+	s.Reports["wait100"].Latencies.P99, s.Reports["wait100"].Latencies.Max = 900e6, 900e6
+	if v := Judge(c, s); v.Kind != Pass {
+		t.Errorf("25 requests' p99 failed the step: %+v", v)
+	}
+	s = sim{capacity: 1e6, genMax: 1e6}.step(c, 1, 1000) // 250 upstream requests
+	s.Reports["wait100"].Latencies.P99, s.Reports["wait100"].Latencies.Max = 900e6, 900e6
+	if v := Judge(c, s); v.Kind != Latency || !strings.Contains(v.Reason, "wait 100 ms on the upstream") {
+		t.Errorf("250 requests at p99 900 ms passed: %+v", v)
+	}
+}

@@ -70,3 +70,38 @@ func TestGeneratorCappedCapacityRefused(t *testing.T) {
 		}
 	}
 }
+
+// In quota mode every case table gets a throttled % column; in cpuset
+// mode none does (and the committed runs' summaries stay byte for byte).
+func TestQuotaModeThrottledColumn(t *testing.T) {
+	sp := synth.Pages()
+	sp.Quota = true
+	dir := filepath.Join(t.TempDir(), "2026-11-29-local-quota-pages")
+	if err := synth.Write(dir, sp); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if rc := run([]string{dir}, &out, &errb); rc != 0 {
+		t.Fatalf("summarize exit %d: %s", rc, errb.String())
+	}
+	md := out.String()
+	if n := strings.Count(md, "| throttled % |"); n != 4 {
+		t.Errorf("%d case tables with a throttled %% column, want all 4 of pages", n)
+	}
+	if !strings.Contains(md, "- CPU mode: quota (the app limited to 1 CPUs") {
+		t.Error("the header does not name the mode")
+	}
+	if !strings.Contains(md, "|        0.0% | ok, ≤") {
+		t.Errorf("no throttled cell:\n%s", md)
+	}
+	sp.Quota = false
+	dir = filepath.Join(t.TempDir(), "2026-11-29-local-pages")
+	if err := synth.Write(dir, sp); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	run([]string{dir}, &out, &errb)
+	if strings.Contains(out.String(), "throttled %") || strings.Contains(out.String(), "CPU mode") {
+		t.Error("a cpuset run shows quota mode's column")
+	}
+}
