@@ -3,6 +3,8 @@ package study
 import (
 	"strings"
 	"testing"
+
+	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
 )
 
 const rampStudy = `
