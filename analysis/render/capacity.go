@@ -284,3 +284,22 @@ func cellThrottled(r *stat.Range) string {
 	}
 	return rangeWith(*r, pct1)
 }
+
+// pairThrottled adds quota mode's throttled % column to the table of a
+// case read against another: alone / under, per stack.
+func pairThrottled(s *summary.Summary, t *block, alone, under *summary.CaseTable) {
+	if s.CPUMode != "quota" {
+		return
+	}
+	t.header = append(t.header, "throttled %")
+	t.right = append(t.right, true)
+	for i, stack := range s.Parameters.Stacks {
+		cell := func(ct *summary.CaseTable) string {
+			if r := findRow(ct, stack); r != nil {
+				return cellThrottled(r.Throttled)
+			}
+			return "—"
+		}
+		t.rows[i] = append(t.rows[i], cell(alone)+" / "+cell(under))
+	}
+}

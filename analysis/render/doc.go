@@ -317,6 +317,7 @@ func pairBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
 		row[7], row[8] = strings.Join(errs, " / "), strings.Join(gens, " / ")
 		t.rows = append(t.rows, row)
 	}
+	pairThrottled(s, &t, alone, under)
 	out = append(out, t, p("Errors and generator: %s / %s. The companion load runs during %s only, capped as the study says; \"companion achieved\" counts its 2xx answers per second.", alone.Case, under.Case, under.Case))
 	for _, ct := range []*summary.CaseTable{alone, under} {
 		out = append(out, notes(ct)...)

@@ -74,9 +74,23 @@ func TestGeneratorCappedCapacityRefused(t *testing.T) {
 // In quota mode every case table gets a throttled % column; in cpuset
 // mode none does (and the committed runs' summaries stay byte for byte).
 func TestQuotaModeThrottledColumn(t *testing.T) {
+	io := synth.IO()
+	io.Quota = true
+	dir := filepath.Join(t.TempDir(), "2026-11-29-local-quota-io")
+	if err := synth.Write(dir, io); err != nil {
+		t.Fatal(err)
+	}
+	var iout, ierr bytes.Buffer
+	if rc := run([]string{dir}, &iout, &ierr); rc != 0 {
+		t.Fatalf("summarize exit %d: %s", rc, ierr.String())
+	}
+	// upstream, write, and the read / read-under-writes pair table.
+	if n := strings.Count(iout.String(), "| throttled % |"); n != 3 || !strings.Contains(iout.String(), "| 0.0% / 0.0% |") {
+		t.Errorf("io in quota mode: %d tables with throttled %%:\n%s", n, iout.String())
+	}
 	sp := synth.Pages()
 	sp.Quota = true
-	dir := filepath.Join(t.TempDir(), "2026-11-29-local-quota-pages")
+	dir = filepath.Join(t.TempDir(), "2026-11-29-local-quota-pages")
 	if err := synth.Write(dir, sp); err != nil {
 		t.Fatal(err)
 	}
