@@ -20,8 +20,9 @@ import (
 // asks here, each time, what to do next; the decision is package ramp's.
 //
 //	plan ramp STUDY ID --dir DIR
-//	    the next step of window ID given the steps in DIR: "step N" and
-//	    "rate R" lines, or "stop REASON" (then "capacity R" or "refused WHY")
+//	    the next step of window ID given the steps in DIR: "step N", "rate R"
+//	    and "max_steps M" lines, or "stop REASON" (then "capacity R" or
+//	    "refused WHY")
 //	plan targets STUDY ID --lane NAME --url BASE
 //	    one lane of the window's request mix (study.Lane) as vegeta JSON
 //	    targets, one a line
@@ -71,7 +72,7 @@ func rampNext(path string, args []string, out io.Writer) error {
 	rs := results.RampSteps(steps)
 	next := ramp.Decide(c, rs)
 	if !next.Stop {
-		fmt.Fprintf(out, "step %d\nrate %s\n", len(rs)+1, strconv.FormatFloat(next.Rate, 'f', -1, 64))
+		fmt.Fprintf(out, "step %d\nrate %s\nmax_steps %d\n", len(rs)+1, strconv.FormatFloat(next.Rate, 'f', -1, 64), c.Ramp.MaxSteps)
 		return nil
 	}
 	fmt.Fprintf(out, "stop %s\n", next.Reason)

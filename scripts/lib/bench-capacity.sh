@@ -65,7 +65,7 @@ vegeta_step() {
 
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
-  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate stop="" verdict=""
+  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict=""
   mkdir -p "$sdir"
   while true; do
     step="" rate=""
@@ -73,6 +73,7 @@ run_ramp() {
       case "$key" in
         step) step=$value ;;
         rate) rate=$value ;;
+        max_steps) most=$value ;;
         stop) stop=$value ;;
         capacity) verdict="capacity $value req/s" ;;
         refused) verdict="no capacity: $value" ;;
@@ -80,6 +81,7 @@ run_ramp() {
     done < <(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")
     [[ -z "$stop" ]] || break
     [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
+    note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + DURATION)) s each): $rate req/s"
     ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" || return 0
   done
   note "bench: run $run · $row $w: stopped ($stop); $verdict"
@@ -90,7 +92,6 @@ run_ramp() {
 ramp_step() {
   local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 base rc=0
   base="$sdir/$(printf 'step-%02d' "$n")"
-  note "bench: run $run · $row $w step $n: $rate req/s"
   lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION"
   vegeta_step "$WORK/warmup" "$w" "$rate" "$WARMUP" || true
   sampler_start "$base.cgroup.jsonl"
