@@ -36,7 +36,8 @@ func capacityBlocks(s *summary.Summary) []block {
 		if len(refused) > 0 {
 			out = append(out, p("**No capacity reported** for these runs:"), block{kind: list, items: refused})
 		}
-		out = append(out, h(3, "steps"), stepsTable(ct),
+		out = append(out, quotaNote(s, ct)...)
+		out = append(out, h(3, "steps"), stepsTable(s, ct),
 			chartBlock(capacityChart(ct)))
 	}
 	return out
@@ -64,7 +65,7 @@ func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {
 			thr = "— (cpuset mode)"
 		}
 		t.rows = append(t.rows, []string{r.Stack, capCell, rangeWith(r.Users, func(v float64) string { return units.Group(int64(v + 0.5)) }),
-			rangeWith(r.P99Ms, units.Ms), rangeWith(r.AppCPU, func(v float64) string { return fmt.Sprintf("%.2f", v) }), thr, generatorFlag(r)})
+			rangeWith(r.P99Ms, units.Ms), rangeWith(r.AppCPU, cpus), thr, generatorFlag(r)})
 	}
 	return t
 }
@@ -88,10 +89,15 @@ func generatorFlag(r summary.CapacityRow) string {
 	return "ok, ≤" + units.Percent(r.GeneratorMax)
 }
 
-func stepsTable(ct *summary.CapacityTable) block {
+func stepsTable(s *summary.Summary, ct *summary.CapacityTable) block {
 	t := block{kind: table,
-		header: []string{"stack", "run", "step", "offered req/s", "sent", "p99 ms", "mean ms", "generator CPU", "verdict"},
-		right:  []bool{false, true, true, true, true, true, true, true, false}}
+		header: []string{"stack", "run", "step", "offered req/s", "sent", "p99 ms", "mean ms", "app CPUs", "generator CPU", "verdict"},
+		right:  []bool{false, true, true, true, true, true, true, true, true, false}}
+	quota := s.CPUMode == "quota"
+	if quota {
+		t.header = append(t.header[:8], append([]string{"throttled %"}, t.header[8:]...)...)
+		t.right = append(t.right[:8], append([]bool{true}, t.right[8:]...)...)
+	}
 	for _, r := range ct.Rows {
 		for _, st := range r.Steps {
 			gen := "not measured"
@@ -105,8 +111,12 @@ func stepsTable(ct *summary.CapacityTable) block {
 			case st.AtCapacity:
 				verdict += " (capacity)"
 			}
-			t.rows = append(t.rows, []string{r.Stack, fmt.Sprint(st.Run), fmt.Sprint(st.Step), units.Rate(st.Rate),
-				units.Group(st.Sent), units.Ms(st.P99Ms), units.Ms(st.MeanMs), gen, verdict})
+			cells := []string{r.Stack, fmt.Sprint(st.Run), fmt.Sprint(st.Step), units.Rate(st.Rate),
+				units.Group(st.Sent), units.Ms(st.P99Ms), units.Ms(st.MeanMs), optional(st.AppCPUs, cpus)}
+			if quota {
+				cells = append(cells, optional(st.Throttled, pct1))
+			}
+			t.rows = append(t.rows, append(cells, gen, verdict))
 		}
 	}
 	return t
@@ -302,4 +312,35 @@ func pairThrottled(s *summary.Summary, t *block, alone, under *summary.CaseTable
 		}
 		t.rows[i] = append(t.rows[i], cell(alone)+" / "+cell(under))
 	}
+}
+
+func cpus(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+func optional(v *float64, f func(float64) string) string {
+	if v == nil {
+		return "—"
+	}
+	return f(*v)
+}
+
+// quotaNote says, in quota mode, when no stack was throttled at its
+// capacity step, and what the samples show instead: the CPU each used.
+func quotaNote(s *summary.Summary, ct *summary.CapacityTable) []block {
+	if s.CPUMode != "quota" {
+		return nil
+	}
+	var used []string
+	for _, r := range ct.Rows {
+		if r.Throttled.N == 0 {
+			continue
+		}
+		if r.Throttled.Max > 0 {
+			return nil
+		}
+		used = append(used, fmt.Sprintf("%s %s", r.Stack, rangeWith(r.AppCPU, cpus)))
+	}
+	if len(used) == 0 {
+		return nil
+	}
+	return []block{p("No stack was throttled at its capacity step (0 throttled periods in every run). The samples say why: at capacity the apps used %s CPUs against a quota of %s, so the quota never bit and the limit was elsewhere (the app CPUs column of the steps shows each step's use).", strings.Join(used, ", "), s.CPUQuota)}
 }

@@ -75,6 +75,10 @@ type CapacityStep struct {
 	Generator float64 `json:"generator_cpu_share"`
 	// AtCapacity marks the step the run's capacity was measured at.
 	AtCapacity bool `json:"at_capacity,omitempty"`
+	// AppCPUs and Throttled are the step's cgroup samples: the app's CPU
+	// use and (quota mode) throttled periods ÷ periods; nil unknown.
+	AppCPUs   *float64 `json:"app_cpus,omitempty"`
+	Throttled *float64 `json:"throttled_share,omitempty"`
 }
 
 // capacityTables builds a table per capacity case of the study.
@@ -124,6 +128,16 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 				cs.Generator = st.GeneratorShare
 				row.GeneratorMax = math.Max(row.GeneratorMax, st.GeneratorShare)
 			}
+			ts, err := win.Steps[i].ReadTimeline()
+			if err != nil {
+				return row, err
+			}
+			if v, ok := cpuUse(ts); ok {
+				cs.AppCPUs = ptr(v)
+			}
+			if v, ok := throttled(ts); ok {
+				cs.Throttled = ptr(v)
+			}
 			row.Steps = append(row.Steps, cs)
 		}
 		if n := len(win.Steps); n > len(steps) {
@@ -140,15 +154,11 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 		users = append(users, cp.Rate*(c.Ramp.ThinkS+at.MeanMs()/1000))
 		p99 = append(p99, at.P99Ms(c))
 		row.P99PerRun[len(row.P99PerRun)-1] = ptr(at.P99Ms(c))
-		ts, err := win.Steps[cp.Step].ReadTimeline()
-		if err != nil {
-			return row, err
-		}
-		if v, ok := cpuUse(ts); ok {
-			cpu = append(cpu, v)
-		}
-		if v, ok := throttled(ts); ok {
-			thr = append(thr, v)
+		if at := row.Steps[len(row.Steps)-len(steps)+cp.Step]; at.AppCPUs != nil {
+			cpu = append(cpu, *at.AppCPUs)
+			if at.Throttled != nil {
+				thr = append(thr, *at.Throttled)
+			}
 		}
 	}
 	row.ReqPerSec, row.Users, row.P99Ms, row.AppCPU, row.Throttled = stat.Of(caps), stat.Of(users), stat.Of(p99), stat.Of(cpu), stat.Of(thr)
