@@ -204,12 +204,30 @@ func CPUMode(f *results.Folder) string {
 	return "cpuset"
 }
 
-// windowThrottled is a case window's throttled share (quota mode's column).
-func windowThrottled(w *results.Window) (float64, bool, error) {
+// throttledOf adds a case window's throttled share to thr in quota mode
+// (the throttled % column); a timeline it cannot read fails Compute.
+func (s *Summary) throttledOf(w *results.Window, thr []float64) []float64 {
+	if s.CPUMode != "quota" {
+		return thr
+	}
 	ts, err := w.ReadTimeline()
 	if err != nil {
-		return 0, false, err
+		if s.readErr == nil {
+			s.readErr = err
+		}
+		return thr
 	}
-	v, ok := throttled(ts)
-	return v, ok, nil
+	if v, ok := throttled(ts); ok {
+		thr = append(thr, v)
+	}
+	return thr
+}
+
+// throttledRange is a row's throttled % in quota mode, nil otherwise.
+func (s *Summary) throttledRange(thr []float64) *stat.Range {
+	if s.CPUMode != "quota" {
+		return nil
+	}
+	r := stat.Of(thr)
+	return &r
 }

@@ -371,15 +371,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 				s.fail(&row, Failure{r.N, stack, w.ID, cause + " (" + win.RelPath + ")"})
 			}
 		}
-		if s.CPUMode == "quota" {
-			v, ok, err := windowThrottled(win)
-			if err != nil && s.readErr == nil {
-				s.readErr = err
-			}
-			if ok {
-				thr = append(thr, v)
-			}
-		}
+		thr = s.throttledOf(win, thr)
 		if lg := win.Loadgen; lg != nil {
 			row.Generator.Known = true
 			row.Generator.MaxShare = math.Max(row.Generator.MaxShare, lg.Share())
@@ -394,10 +386,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		row.ErrorRate = ptr(float64(row.Errors) / float64(answers+row.Errors))
 	}
 	row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
-	if s.CPUMode == "quota" {
-		t := stat.Of(thr)
-		row.Throttled = &t
-	}
+	row.Throttled = s.throttledRange(thr)
 	if len(writers) > 0 {
 		wr := stat.Of(writers)
 		row.Writers = &wr
