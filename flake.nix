@@ -3,7 +3,7 @@
 
   # nixpkgs gives the tools the lab does not pin itself (sqlite, shellcheck,
   # the Docker client, chromium, curl, jq) and the stacks' runtimes for the
-  # dockerTools images. Go, oha, just and vegeta are pinned to versions.json exactly,
+  # dockerTools images. Go, oha and just are pinned to versions.json exactly,
   # from the same registries scripts/bootstrap uses, with their hashes there.
   # flake.lock holds the exact nixpkgs revision and its NAR hash.
   inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
