@@ -33,11 +33,19 @@ func capacitySummary(t *testing.T, sp synth.Spec) (*summary.Summary, string) {
 	return s, out.String()
 }
 
-// The capacity table, the steps and the quota mode's throttled % column,
-// from a synthetic quota-mode run, as summary.md shows them.
+// The capacity section (its table, the steps, quota mode's throttled %),
+// from a synthetic quota-mode run, as summary.md shows it: the header and
+// the sections around it have goldens of their own.
 func TestCapacityGolden(t *testing.T) {
 	s, md := capacitySummary(t, synth.Capacity())
-	golden.Check(t, "testdata/golden/capacity.md", []byte(md))
+	from, to := strings.Index(md, "## capacity: "), strings.Index(md, "## resources")
+	if from < 0 || to < from {
+		t.Fatalf("summary.md has no capacity section before resources:\n%s", md)
+	}
+	if !strings.Contains(md[:from], "- CPU mode: quota (the app limited to 1 CPUs per 100 ms period") {
+		t.Error("the header does not name quota mode")
+	}
+	golden.Check(t, "testdata/golden/capacity.md", []byte(md[from:to]))
 	row := s.Capacity[0].Rows[0]
 	if row.ReqPerSec.N != 3 || row.Throttled.N != 3 || row.Throttled.Median <= 0 || len(row.Refused) != 0 {
 		t.Errorf("go-nethttp: %+v", row)
