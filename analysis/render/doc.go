@@ -70,11 +70,11 @@ func blocks(s *summary.Summary) []block {
 	if !s.Complete {
 		out = append(out, p("**Incomplete run**: %s. The tables hold what was measured.", s.IncompleteReason))
 	}
+	out = append(out, capacityBlocks(s)...)
 	for _, sec := range s.Sections {
 		out = append(out, h(2, sec.Study))
 		out = append(out, section(s, sec)...)
 	}
-	out = append(out, capacityBlocks(s)...)
 	out = append(out, h(2, "resources"), resourceTable(s), chartBlock(memoryChart(s)))
 	out = append(out, samplerBlocks(s)...)
 	out = append(out, h(2, "annotations"))

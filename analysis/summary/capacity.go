@@ -204,30 +204,53 @@ func CPUMode(f *results.Folder) string {
 	return "cpuset"
 }
 
-// throttledOf adds a case window's throttled share to thr in quota mode
-// (the throttled % column); a timeline it cannot read fails Compute.
-func (s *Summary) throttledOf(w *results.Window, thr []float64) []float64 {
-	if s.CPUMode != "quota" {
-		return thr
-	}
-	ts, err := w.ReadTimeline()
-	if err != nil {
-		if s.readErr == nil {
-			s.readErr = err
-		}
-		return thr
-	}
-	if v, ok := throttled(ts); ok {
-		thr = append(thr, v)
-	}
-	return thr
-}
-
-// throttledRange is a row's throttled % in quota mode, nil otherwise.
-func (s *Summary) throttledRange(thr []float64) *stat.Range {
+// throttledOver is a case window's throttled % over the runs in quota
+// mode (the column every table gets then), nil in cpuset mode. A timeline
+// it cannot read fails Compute (through capacity).
+func (s *Summary) throttledOver(f *results.Folder, stack, id string) *stat.Range {
 	if s.CPUMode != "quota" {
 		return nil
 	}
-	r := stat.Of(thr)
-	return &r
+	var thr []float64
+	for _, r := range f.Runs {
+		w := window(r, stack, id)
+		if w == nil || w.Result == nil {
+			continue
+		}
+		ts, err := w.ReadTimeline()
+		if err != nil {
+			if s.readErr == nil {
+				s.readErr = err
+			}
+			continue
+		}
+		if v, ok := throttled(ts); ok {
+			thr = append(thr, v)
+		}
+	}
+	rg := stat.Of(thr)
+	return &rg
+}
+
+// quotaOf is the run's CPU mode for the summary: "quota" and its CPUs, or
+// nothing in cpuset mode (so a cpuset run's summary.json is as before).
+func quotaOf(f *results.Folder) (string, string) {
+	if CPUMode(f) != "quota" {
+		return "", ""
+	}
+	return "quota", f.Manifest.Parameters.Extra["app_cpu_quota"]
+}
+
+// capacity fills the capacity tables, last in Compute, and reports a
+// timeline that quota mode's column could not read.
+func (s *Summary) capacity(f *results.Folder) error {
+	var err error
+	if s.Capacity, err = s.capacityTables(f); err != nil {
+		return err
+	}
+	if s.readErr != nil {
+		return s.readErr
+	}
+	s.sortFailures()
+	return nil
 }

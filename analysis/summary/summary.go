@@ -39,11 +39,6 @@ type Summary struct {
 	Options          Options              `json:"options"`
 	Sections         []Section            `json:"sections"`
 	Resources        []ResourceRow        `json:"resources"`
-	// SamplerCost compares a case measured with and without the cgroup
-	// sampler in the same run and container; empty when not measured.
-	SamplerCost []SamplerPair `json:"sampler_cost"`
-	Annotations []Annotation  `json:"annotations"`
-	Failures    []Failure     `json:"failures"`
 	// CPUMode is "quota" when the app ran under a CPU quota (its CPUs in
 	// CPUQuota), and every table has a throttled % column; empty in cpuset
 	// mode. Capacity holds the capacity cases (capacity.go).
@@ -51,6 +46,11 @@ type Summary struct {
 	CPUQuota string          `json:"app_cpu_quota,omitempty"`
 	Capacity []CapacityTable `json:"capacity,omitempty"`
 	readErr  error
+	// SamplerCost compares a case measured with and without the cgroup
+	// sampler in the same run and container; empty when not measured.
+	SamplerCost []SamplerPair `json:"sampler_cost"`
+	Annotations []Annotation  `json:"annotations"`
+	Failures    []Failure     `json:"failures"`
 }
 
 // Options are the choices a reader made on the command line; reproduce
@@ -119,13 +119,13 @@ type Row struct {
 	RowsCheck []RowsCheck `json:"rows_check,omitempty"`
 	// Writers is the capped writers' 2xx rate (read-under-writes).
 	Writers *stat.Range `json:"writers_req_per_sec,omitempty"`
+	// Throttled is throttled periods ÷ periods over the window (quota mode).
+	Throttled *stat.Range `json:"throttled_share,omitempty"`
 	// VsAlone is, for read-under-writes, the ratio of this rate to the same
 	// stack's read alone, taken within each run.
 	VsAlone *stat.Range `json:"vs_read_alone,omitempty"`
 	// Failed lists the runs whose window failed a gate or was not measured.
 	Failed []int `json:"failed_runs,omitempty"`
-	// Throttled is throttled periods ÷ periods over the window (quota mode).
-	Throttled *stat.Range `json:"throttled_share,omitempty"`
 }
 
 // GeneratorUse says whether oha itself was the limit.
@@ -229,14 +229,12 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 			s.Discarded = append(s.Discarded, fmt.Sprintf("run %d: %s", r.Run, discardReason(d)))
 		}
 	}
-	if CPUMode(f) == "quota" {
-		s.CPUMode, s.CPUQuota = "quota", m.Parameters.Extra["app_cpu_quota"]
-	}
+	s.CPUMode, s.CPUQuota = quotaOf(f)
 	for _, sec := range f.Study.Sections {
 		out := Section{Study: sec.Name}
 		for _, c := range sec.Cases {
 			if c.Ramp != nil {
-				continue // a capacity table, below
+				continue // a capacity table (capacity.go)
 			}
 			if ct, ok := s.caseTable(f, c, opt.Baseline); ok {
 				out.Cases = append(out.Cases, ct)
@@ -246,21 +244,15 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 			s.Sections = append(s.Sections, out)
 		}
 	}
-	var err error
-	if s.Capacity, err = s.capacityTables(f); err != nil {
-		return nil, err
-	}
-	if s.readErr != nil {
-		return nil, s.readErr
-	}
 	s.sortFailures()
 	s.relateReads()
 	s.Resources = resources(f)
 	s.SamplerCost = samplerCost(f)
+	var err error
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return s, s.capacity(f)
 }
 
 // caseTable builds case c's table from the windows the manifest lists;
@@ -311,6 +303,7 @@ func (s *Summary) caseTable(f *results.Folder, c *study.Case, baseline string) (
 func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []float64) {
 	c := w.Case
 	row := Row{Stack: stack}
+	row.Throttled = s.throttledOver(f, stack, w.ID)
 	if w.ID != c.Name {
 		row.Window, row.Setting = w.ID, w.Setting
 	}
@@ -323,7 +316,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 			row.LittlesLaw = ptr(float64(n) * 1000 / float64(c.UpstreamDelayMs))
 		}
 	}
-	var rps, p50, p99, writers, vals, thr []float64
+	var rps, p50, p99, writers, vals []float64
 	var answers int64
 	for _, r := range f.Runs {
 		win := window(r, stack, w.ID)
@@ -371,7 +364,6 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 				s.fail(&row, Failure{r.N, stack, w.ID, cause + " (" + win.RelPath + ")"})
 			}
 		}
-		thr = s.throttledOf(win, thr)
 		if lg := win.Loadgen; lg != nil {
 			row.Generator.Known = true
 			row.Generator.MaxShare = math.Max(row.Generator.MaxShare, lg.Share())
@@ -386,7 +378,6 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		row.ErrorRate = ptr(float64(row.Errors) / float64(answers+row.Errors))
 	}
 	row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
-	row.Throttled = s.throttledRange(thr)
 	if len(writers) > 0 {
 		wr := stat.Of(writers)
 		row.Writers = &wr
