@@ -296,22 +296,31 @@ func cellThrottled(r *stat.Range) string {
 }
 
 // pairThrottled adds quota mode's throttled % column to the table of a
-// case read against another: alone / under, per stack.
-func pairThrottled(s *summary.Summary, t *block, alone, under *summary.CaseTable) {
+// case read against another (the first table of its blocks): alone /
+// under, per stack.
+func pairThrottled(s *summary.Summary, bl []block, alone, under *summary.CaseTable) []block {
 	if s.CPUMode != "quota" {
-		return
+		return bl
 	}
-	t.header = append(t.header, "throttled %")
-	t.right = append(t.right, true)
-	for i, stack := range s.Parameters.Stacks {
-		cell := func(ct *summary.CaseTable) string {
-			if r := findRow(ct, stack); r != nil {
-				return cellThrottled(r.Throttled)
-			}
-			return "—"
+	for i := range bl {
+		if bl[i].kind != table {
+			continue
 		}
-		t.rows[i] = append(t.rows[i], cell(alone)+" / "+cell(under))
+		t := &bl[i]
+		t.header = append(t.header, "throttled %")
+		t.right = append(t.right, true)
+		for j, stack := range s.Parameters.Stacks {
+			cell := func(ct *summary.CaseTable) string {
+				if r := findRow(ct, stack); r != nil {
+					return cellThrottled(r.Throttled)
+				}
+				return "—"
+			}
+			t.rows[j] = append(t.rows[j], cell(alone)+" / "+cell(under))
+		}
+		break
 	}
+	return bl
 }
 
 func cpus(v float64) string { return fmt.Sprintf("%.2f", v) }

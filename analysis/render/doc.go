@@ -148,7 +148,7 @@ func section(s *summary.Summary, sec summary.Section) []block {
 	for i := range sec.Cases {
 		ct := &sec.Cases[i]
 		if ct.Alone != "" {
-			pairs = append(pairs, pairBlocks(s, find(sec, ct.Alone), ct)...)
+			pairs = append(pairs, pairThrottled(s, pairBlocks(s, find(sec, ct.Alone), ct), find(sec, ct.Alone), ct)...)
 			continue
 		}
 		if read[ct.Case] {
@@ -317,7 +317,6 @@ func pairBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
 		row[7], row[8] = strings.Join(errs, " / "), strings.Join(gens, " / ")
 		t.rows = append(t.rows, row)
 	}
-	pairThrottled(s, &t, alone, under)
 	out = append(out, t, p("Errors and generator: %s / %s. The companion load runs during %s only, capped as the study says; \"companion achieved\" counts its 2xx answers per second.", alone.Case, under.Case, under.Case))
 	for _, ct := range []*summary.CaseTable{alone, under} {
 		out = append(out, notes(ct)...)
