@@ -4,7 +4,6 @@
 # plan's (package ramp), asked once per step; this file only runs what it
 # is told and keeps the raw files: raw/run-N/<row>/<case>/step-NN.*.
 
-
 declare -gA WIN_LANES=()
 
 # plan_capacity WINDOW: the window's lanes (WIN_LANES: one vegeta each, the
