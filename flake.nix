@@ -82,6 +82,25 @@
 
       buildGoModule = pkgs.buildGoModule.override { inherit go; };
 
+      # vegeta, the capacity study's open-loop generator, from its source at
+      # the pinned tag. Its two hashes are the ones nixpkgs' own vegeta
+      # 12.13.0 package declares; no Nix here has built it (README.md).
+      vegeta = buildGoModule {
+        pname = "vegeta";
+        version = versions.vegeta;
+        src = pkgs.fetchFromGitHub {
+          owner = "tsenart";
+          repo = "vegeta";
+          rev = "v${versions.vegeta}";
+          hash = hashes.vegeta_src;
+        };
+        vendorHash = hashes.vegeta_vendor;
+        subPackages = [ "." ];
+        env.CGO_ENABLED = "0";
+        ldflags = [ "-s" "-w" "-X main.Version=${versions.vegeta}" ];
+        doCheck = false;
+      };
+
       # The lab's own Go programs: probes, analysis, the seeder, the Go stack
       # and the mock upstream. One module, one vendor hash.
       labGo = { pname, subPackages, static ? false }:
@@ -197,7 +216,7 @@
     in
     {
       packages.${system} = {
-        inherit go oha just;
+        inherit go oha just vegeta;
         tools = labTools;
         default = labTools;
         # `nix build .#images.go-nethttp && docker load < result`
@@ -221,7 +240,7 @@
 
       devShells.${system}.default = pkgs.mkShell {
         packages = [
-          go oha just
+          go oha just vegeta
           pkgs.sqlite pkgs.shellcheck pkgs.docker-client pkgs.chromium
           pkgs.curl pkgs.jq pkgs.util-linux pkgs.procps pkgs.gcc
         ];

@@ -74,6 +74,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		sums[i], mans[i] = s, f.Manifest
 	}
+	if ma, mb := cpuMode(sums[0]), cpuMode(sums[1]); ma != mb {
+		return bad(fmt.Sprintf("%s ran in %s mode and %s in %s mode: a table never mixes the two (a quota lets the app burst and be throttled, a cpuset does not)", dirs[0], ma, dirs[1], mb))
+	}
 	sameHost := manifest.SameHost(mans[0], mans[1])
 	if !sameHost && !cross {
 		return bad(fmt.Sprintf("%s and %s come from different hosts (%s vs %s): numbers from two hosts are not comparable; pass --cross-host to compare anyway, every row labelled",
@@ -85,4 +88,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// cpuMode is a summary's app CPU mode, "cpuset" unless it ran under a quota.
+func cpuMode(s *summary.Summary) string {
+	if s.CPUMode == "" {
+		return "cpuset"
+	}
+	return s.CPUMode
 }

@@ -14,6 +14,9 @@
 //	plan checks STUDY --url BASE
 //	    the study's per-case response checks against a running stack, one
 //	    line each; exit 1 when one fails
+//	plan ramp|targets|vegeta STUDY ID ...
+//	    a capacity case's next step, its request mix and the generator's
+//	    arguments (ramp.go)
 //
 // Exit status 2 on a bad study or bad flags: one line naming the file, the
 // key and what is wrong.
@@ -57,6 +60,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = window(path, rest, stdout)
 	case "oha":
 		err = ohaArgs(path, rest, stdout)
+	case "ramp":
+		err = rampNext(path, rest, stdout)
+	case "targets":
+		err = targets(path, rest, stdout)
+	case "vegeta":
+		err = vegetaArgs(path, rest, stdout)
 	case "checks":
 		var failed bool
 		failed, err = checks(path, rest, stdout)
@@ -64,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
@@ -142,6 +151,11 @@ func describe(path string, args []string, out io.Writer) error {
 	for _, c := range s.Cases() {
 		if c.UpstreamDelayMs > 0 {
 			upstream = 1
+		}
+		for _, m := range c.Mix {
+			if m.UpstreamDelayMs > 0 {
+				upstream = 1
+			}
 		}
 	}
 	checks := 0
@@ -225,10 +239,13 @@ func window(path string, args []string, out io.Writer) error {
 		}
 		return 0
 	}
-	fmt.Fprintf(out, "case %s\nconnections %d\nrate %s\nfresh_db %d\ncompanion %d\nceiling %d\nupstream_delay_ms %d\n",
-		c.Name, w.Connections, strconv.FormatFloat(w.Rate, 'f', -1, 64), b(c.FreshDB), b(c.Companion != nil), b(c.Ceiling), c.UpstreamDelayMs)
+	fmt.Fprintf(out, "case %s\nconnections %d\nrate %s\nfresh_db %d\ncompanion %d\nceiling %d\nupstream_delay_ms %d\nramp %d\n",
+		c.Name, w.Connections, strconv.FormatFloat(w.Rate, 'f', -1, 64), b(c.FreshDB), b(c.Companion != nil), b(c.Ceiling), c.UpstreamDelayMs, b(c.Ramp != nil))
 	if c.Rows != "" {
 		fmt.Fprintf(out, "rows %s\n", c.Rows)
+	}
+	for _, l := range c.Lanes() {
+		fmt.Fprintf(out, "lane %s\n", l.Name)
 	}
 	return nil
 }
@@ -253,6 +270,9 @@ func ohaArgs(path string, args []string, out io.Writer) error {
 		return err
 	}
 	c := w.Case
+	if c.Ramp != nil {
+		return &usageError{fmt.Sprintf("case %q is a capacity ramp: its load is vegeta's (plan vegeta)", c.Name)}
+	}
 	var a []string
 	switch {
 	case *ceiling:

@@ -17,6 +17,7 @@
 //	               were files the copy of its study (refused unless the study's
 //	               windows are exactly the run's cases)
 //	record study-files DIR OUT   the manifest's copy of the study, as files in OUT
+//	record step OUT --step N --rate R --duration S     a capacity step's target.json
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
@@ -61,6 +62,8 @@ func main() {
 		err = describe(dir)
 	case "loadgen":
 		err = loadgen(dir, args)
+	case "step":
+		err = step(dir, args)
 	case "resources":
 		err = resources(dir, args)
 	case "rows":

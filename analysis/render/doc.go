@@ -70,6 +70,7 @@ func blocks(s *summary.Summary) []block {
 	if !s.Complete {
 		out = append(out, p("**Incomplete run**: %s. The tables hold what was measured.", s.IncompleteReason))
 	}
+	out = append(out, capacityBlocks(s)...)
 	for _, sec := range s.Sections {
 		out = append(out, h(2, sec.Study))
 		out = append(out, section(s, sec)...)
@@ -132,6 +133,7 @@ func header(s *summary.Summary) block {
 		"baseline: " + s.Options.Baseline + " (ratios are taken within each run, then the median over runs)",
 		"cells: median (min–max) over runs; req/s counts 2xx answers only; p50 and p99 are medians of oha's per-window percentiles",
 	}
+	items = append(items, modeItem(s)...)
 	return block{kind: list, items: items}
 }
 
@@ -146,7 +148,7 @@ func section(s *summary.Summary, sec summary.Section) []block {
 	for i := range sec.Cases {
 		ct := &sec.Cases[i]
 		if ct.Alone != "" {
-			pairs = append(pairs, pairBlocks(s, find(sec, ct.Alone), ct)...)
+			pairs = append(pairs, pairThrottled(s, pairBlocks(s, find(sec, ct.Alone), ct), find(sec, ct.Alone), ct)...)
 			continue
 		}
 		if read[ct.Case] {
@@ -230,6 +232,9 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		col("error rate", true)
 	}
 	col("cut at deadline", true)
+	if s.CPUMode == "quota" {
+		col("throttled %", true)
+	}
 	col("generator", false)
 	if write {
 		col("rows = 2xx", false)
@@ -254,7 +259,11 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		if ct.ErrorsReported {
 			row = append(row, cellErrorRate(r))
 		}
-		row = append(row, units.Group(r.Cut), cellGenerator(r.Generator))
+		row = append(row, units.Group(r.Cut))
+		if s.CPUMode == "quota" {
+			row = append(row, cellThrottled(r.Throttled))
+		}
+		row = append(row, cellGenerator(r.Generator))
 		if write {
 			row = append(row, cellRows(r.RowsCheck))
 		}

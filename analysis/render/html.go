@@ -110,6 +110,9 @@ type chartSpec struct {
 	series    []string // legend, when there is more than one series
 	bars      []bar
 	format    func(float64) string
+
+	// line makes it a line chart (capacity.go) instead of bars.
+	line *lineSpec
 }
 
 type bar struct {
@@ -180,6 +183,10 @@ const (
 )
 
 func svgChart(b *bytes.Buffer, c *chartSpec) {
+	if c.line != nil {
+		svgLine(b, c)
+		return
+	}
 	top := topPad
 	if len(c.series) > 1 {
 		top += legendH

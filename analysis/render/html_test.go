@@ -58,7 +58,7 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const svg of document.querySelectorAll("svg.chart")) {
     const box = svg.getBoundingClientRect();
     let drawn = 0;
-    for (const r of svg.querySelectorAll("rect.bar")) {
+    for (const r of svg.querySelectorAll("rect.bar, circle.point")) {
       const b = r.getBBox();
       if (b.width > 0 && b.height > 0) drawn++;
     }

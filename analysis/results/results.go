@@ -86,6 +86,9 @@ type Window struct {
 	TimelinePath string
 	// RelPath is the oha file's path inside the folder, for messages.
 	RelPath string
+	// Steps are a capacity case's steps (capacity.go): its window is a
+	// folder, and Result is nil.
+	Steps []Step
 }
 
 // Rows is a write case's row count around the window.
@@ -313,6 +316,9 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 			w.Failed = "failed (empty .error file)"
 		}
 		return w, nil
+	}
+	if st, err := os.Stat(filepath.Join(dir, base)); err == nil && st.IsDir() {
+		return w, loadSteps(dir, base, w)
 	}
 	r, err := oha.Read(filepath.Join(dir, base+".json"))
 	if err != nil {

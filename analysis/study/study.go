@@ -101,6 +101,10 @@ type Case struct {
 	Alone     string
 	Companion *Companion
 	Check     *Check
+	// Ramp and Mix make the case a capacity ramp (ramp.go): an open-loop
+	// request mix whose rate the bench steps up until p99 passes a target.
+	Ramp *Ramp
+	Mix  []MixEntry
 }
 
 // Companion is a second load during the window (the capped writers of
@@ -320,6 +324,8 @@ type caseShape struct {
 	Alone           string          `toml:"alone"`
 	Companion       *companionShape `toml:"companion"`
 	Check           *checkShape     `toml:"check"`
+	Ramp            *rampShape      `toml:"ramp"`
+	Mix             []mixShape      `toml:"mix"`
 }
 
 type companionShape struct {
@@ -483,7 +489,8 @@ func typeFault(msg string) (key, text string) {
 	shapes := map[string]reflect.Type{
 		"fileShape": reflect.TypeOf(fileShape{}), "caseShape": reflect.TypeOf(caseShape{}),
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
-		"variantShape": reflect.TypeOf(variantShape{}),
+		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
+		"mixShape": reflect.TypeOf(mixShape{}),
 	}
 	key = m[3]
 	if t, ok := shapes[m[2]]; ok {
@@ -545,6 +552,9 @@ func newCase(cs caseShape, defConns []int, defErrors string) (*Case, error) {
 	}
 	if !nameRe.MatchString(c.Name) {
 		return nil, bad("name", "%q: lower-case letters, digits and '-' only", c.Name)
+	}
+	if cs.Ramp != nil || len(cs.Mix) > 0 {
+		return newRampCase(c, cs, defErrors)
 	}
 	if c.Method == "" {
 		c.Method = "GET"
@@ -655,6 +665,9 @@ func (s *Study) check(path string, f *fileShape) error {
 				return &Error{Path: path, Key: fmt.Sprintf("case %q: alone", c.Name), Msg: "a case read against another may not sweep, nor may the other"}
 			}
 		}
+	}
+	if err := s.checkRamps(path); err != nil {
+		return err
 	}
 	if s.SamplerCheck != "" {
 		c := s.Case(s.SamplerCheck)

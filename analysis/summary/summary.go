@@ -39,6 +39,13 @@ type Summary struct {
 	Options          Options              `json:"options"`
 	Sections         []Section            `json:"sections"`
 	Resources        []ResourceRow        `json:"resources"`
+	// CPUMode is "quota" when the app ran under a CPU quota (its CPUs in
+	// CPUQuota), and every table has a throttled % column; empty in cpuset
+	// mode. Capacity holds the capacity cases (capacity.go).
+	CPUMode  string          `json:"app_cpu_mode,omitempty"`
+	CPUQuota string          `json:"app_cpu_quota,omitempty"`
+	Capacity []CapacityTable `json:"capacity,omitempty"`
+	readErr  error
 	// SamplerCost compares a case measured with and without the cgroup
 	// sampler in the same run and container; empty when not measured.
 	SamplerCost []SamplerPair `json:"sampler_cost"`
@@ -112,6 +119,8 @@ type Row struct {
 	RowsCheck []RowsCheck `json:"rows_check,omitempty"`
 	// Writers is the capped writers' 2xx rate (read-under-writes).
 	Writers *stat.Range `json:"writers_req_per_sec,omitempty"`
+	// Throttled is throttled periods ÷ periods over the window (quota mode).
+	Throttled *stat.Range `json:"throttled_share,omitempty"`
 	// VsAlone is, for read-under-writes, the ratio of this rate to the same
 	// stack's read alone, taken within each run.
 	VsAlone *stat.Range `json:"vs_read_alone,omitempty"`
@@ -220,9 +229,13 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 			s.Discarded = append(s.Discarded, fmt.Sprintf("run %d: %s", r.Run, discardReason(d)))
 		}
 	}
+	s.CPUMode, s.CPUQuota = quotaOf(f)
 	for _, sec := range f.Study.Sections {
 		out := Section{Study: sec.Name}
 		for _, c := range sec.Cases {
+			if c.Ramp != nil {
+				continue // a capacity table (capacity.go)
+			}
 			if ct, ok := s.caseTable(f, c, opt.Baseline); ok {
 				out.Cases = append(out.Cases, ct)
 			}
@@ -239,7 +252,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err
 	}
-	return s, nil
+	return s, s.capacity(f)
 }
 
 // caseTable builds case c's table from the windows the manifest lists;
@@ -290,6 +303,7 @@ func (s *Summary) caseTable(f *results.Folder, c *study.Case, baseline string) (
 func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []float64) {
 	c := w.Case
 	row := Row{Stack: stack}
+	row.Throttled = s.throttledOver(f, stack, w.ID)
 	if w.ID != c.Name {
 		row.Window, row.Setting = w.ID, w.Setting
 	}

@@ -36,6 +36,12 @@ type Spec struct {
 	// reads every timeline (its slowest case).
 	Tails bool
 	Host  manifest.Host
+	// Quota marks the run as measured in CPU quota mode, with throttled
+	// periods in the timelines; GeneratorMax caps the req/s a capacity
+	// ramp's generator can send (0: no cap). For a capacity case, Rate is
+	// each stack's capacity (capacity.go).
+	Quota        bool
+	GeneratorMax float64
 }
 
 // Pages is a small pages-study spec with three runs of two stacks.
@@ -98,6 +104,9 @@ func Write(dir string, sp Spec) error {
 		Parameters: manifest.Parameters{Runs: sp.Runs, WarmupS: 3, DurationS: 15, Connections: 32, Cases: ids, Stacks: sp.Stacks},
 		Tools:      map[string]string{"oha": "1.16.0", "docker": "20.10.24+dfsg1", "go": "1.26.8"},
 		Images:     map[string]manifest.Image{}, Failures: []manifest.Failure{}}
+	if sp.Quota {
+		m.Parameters.Extra = map[string]string{"app_cpu_mode": "quota", "app_cpu_quota": "1"}
+	}
 	for i, s := range sp.Stacks {
 		m.Images[s] = manifest.Image{Tag: "stacklab/" + s + ":test", ID: "sha256:" + fmt.Sprint(i), SizeBytes: int64(20+60*i) << 20}
 	}
@@ -131,6 +140,12 @@ func Write(dir string, sp Spec) error {
 			}
 			for wi, win := range wins {
 				c := win.ID
+				if win.Case.Ramp != nil {
+					if err := writeRamp(filepath.Join(sdir, c), win.Case, sp.Rate[stack], sp, run); err != nil {
+						return err
+					}
+					continue
+				}
 				rate := sp.Rate[stack] * scale(wi) * wobble
 				if d := win.Case.UpstreamDelayMs; d > 0 {
 					rate = float64(win.Connections) * 1000 / float64(d) * 0.957 * wobble / float64(si+1)

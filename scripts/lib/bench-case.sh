@@ -5,7 +5,7 @@
 # What each window sends comes from the study, through analysis/plan
 # (plan_windows fills WIN_* once per bench); nothing here names a case.
 
-declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=()
+declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=()
 
 # plan_windows: each window's facts, and its oha arguments in $WORK/plan/
 # (NUL-separated, as analysis/plan writes them)
@@ -19,8 +19,14 @@ plan_windows() {
         companion) WIN_COMPANION[$w]=$value ;;
         ceiling) WIN_CEILING[$w]=$value ;;
         rows) WIN_ROWS[$w]=$value ;;
+        ramp) WIN_RAMP[$w]=$value ;;
       esac
     done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS")
+    if ((WIN_RAMP[$w])); then
+      vegeta_check
+      plan_capacity "$w"
+      continue
+    fi
     lab_tool plan oha "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$w.oha"
     ((WIN_COMPANION[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --companion --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$w.companion"
     ((WIN_CEILING[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
@@ -148,6 +154,7 @@ fail_cases() {
 
 run_case() {
   local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
+  ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
   oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
   [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
   sampler_start "$dir/$w.cgroup.jsonl"

@@ -115,6 +115,7 @@ bench_prepare() {
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" "${rows[@]}" \
+    --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
     "${tools[@]}" --lab-commit "$commit"
   for s in "${needed[@]}"; do record_image "$s"; done
 }

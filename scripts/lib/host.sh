@@ -59,5 +59,31 @@ load_host_profile() {
     done
   done
   APP_CPU_COUNT=$(cpu_count "$APP_CPUS")
-  export HOST_NAME APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS APP_MEMORY CONNECTIONS APP_CPU_COUNT HOST_PROFILE_FILE
+  cpu_mode
+  export HOST_NAME APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS APP_MEMORY CONNECTIONS APP_CPU_COUNT HOST_PROFILE_FILE \
+    APP_CPU_MODE APP_CPU_QUOTA
+}
+
+# cpu_mode: APP_CPU_MODE (cpuset, the default, or quota) and, in quota
+# mode, APP_CPU_QUOTA (default: the count of APP_CPUS), checked, and
+# APP_CPU_FLAGS, the app's CPU flags for docker run: the cpuset of
+# APP_CPUS, and in quota mode a CFS quota of APP_CPU_QUOTA CPUs on top, as
+# a Kubernetes CPU limit sets it (hosts/README.md). The app's LAB_CPUS is
+# then the quota rounded up: the CPUs' worth it may use per period.
+cpu_mode() {
+  APP_CPU_MODE=${APP_CPU_MODE:-cpuset}
+  APP_CPU_FLAGS=(--cpuset-cpus "$APP_CPUS")
+  case "$APP_CPU_MODE" in
+    cpuset) APP_CPU_QUOTA="" ;;
+    quota)
+      APP_CPU_QUOTA=${APP_CPU_QUOTA:-$APP_CPU_COUNT}
+      if ! [[ "$APP_CPU_QUOTA" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+        ! awk -v q="$APP_CPU_QUOTA" -v n="$APP_CPU_COUNT" 'BEGIN { exit !(q > 0 && q <= n) }'; then
+        die "host profile $HOST_PROFILE_FILE: APP_CPU_QUOTA=$APP_CPU_QUOTA: want a number of CPUs above 0 and at most the $APP_CPU_COUNT of APP_CPUS=$APP_CPUS"
+      fi
+      APP_CPU_COUNT=$(awk -v q="$APP_CPU_QUOTA" 'BEGIN { n = int(q); if (n < q) n++; print n }')
+      APP_CPU_FLAGS+=(--cpus "$APP_CPU_QUOTA")
+      ;;
+    *) die "host profile $HOST_PROFILE_FILE: APP_CPU_MODE=$APP_CPU_MODE: want cpuset or quota" ;;
+  esac
 }

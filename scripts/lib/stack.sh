@@ -141,7 +141,7 @@ stack_start() {
   confine=$(confine_flags $scratch) || return 1
   confine_split "$confine"
   docker run -d --name "$container" --label stacklab=1 "$@" --network host \
-    --cpuset-cpus "$APP_CPUS" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"} \
+    "${APP_CPU_FLAGS[@]}" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"} \
     -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" \
     -e LAB_CPUS="$APP_CPU_COUNT" -v "$data:/data" "$tag" >/dev/null
   docker inspect -f '{{.Id}}' "$container"

@@ -7,4 +7,5 @@ tool_versions() {
   echo "just $(just --version 2>/dev/null | awk '{print $2}')"
   echo "oha $(oha --version 2>/dev/null | awk '{print $2}')"
   echo "sqlite3 $(sqlite3 --version 2>/dev/null | awk '{print $1}')"
+  echo "vegeta $(vegeta -version 2>/dev/null | awk '/^Version:/ {print $2}' | grep . || echo none)"
 }

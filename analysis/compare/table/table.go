@@ -109,6 +109,7 @@ func Compare(a, b *summary.Summary, crossHost bool) *Comparison {
 		row.Note = strings.Join(notes, ", ")
 		c.Rows = append(c.Rows, row)
 	}
+	c.Rows = append(c.Rows, capacityRows(c)...)
 	return c
 }
 
@@ -201,6 +202,7 @@ func Markdown(c *Comparison) []byte {
 	}
 	b.WriteString("\n")
 	header := []string{"stack", "case", "req/s A", "req/s B", "Δ req/s", "p99 ms A", "p99 ms B", "Δ p99", "note"}
+	// A capacity row's req/s is its capacity, its p99 the p99 at capacity.
 	right := []bool{false, false, true, true, false, true, true, false, false}
 	rows := [][]string{}
 	for _, r := range c.Rows {

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"stacklab/analysis/synth"
+)
+
+// Capacity runs compare by their per-run capacities, with the U test.
+func TestCompareCapacity(t *testing.T) {
+	a, b := synth.Capacity(), synth.Capacity()
+	a.Runs, b.Runs = 5, 5
+	b.Rate = map[string]float64{"go-nethttp": 4500, "python-fastapi": 700}
+	var out, errb bytes.Buffer
+	if code := run([]string{folder(t, "2026-11-29-local-capacity", a), folder(t, "2026-11-30-local-capacity", b)}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	golden(t, "capacity.md", out.Bytes())
+	if !strings.Contains(out.String(), "| go-nethttp     | capacity: capacity |   3,000 |   4,400 | +46.67% (p=0.008 n=5)") {
+		t.Errorf("a larger capacity over 5 runs was not significant:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "| python-fastapi | capacity: capacity |     700 |     700 | ~ (p=1.000 n=5)") {
+		t.Errorf("an unchanged capacity was not ~")
+	}
+}
+
+// A quota-mode run and a cpuset-mode run are never one table, even across hosts.
+func TestCompareRefusesTwoModes(t *testing.T) {
+	a, b := synth.Capacity(), synth.Capacity()
+	b.Quota = false
+	var out, errb bytes.Buffer
+	code := run([]string{"--cross-host", folder(t, "a", a), folder(t, "b", b)}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "ran in quota mode and") || !strings.Contains(errb.String(), "in cpuset mode") {
+		t.Errorf("exit %d, %q: want 2 and a line naming both modes", code, errb.String())
+	}
+}

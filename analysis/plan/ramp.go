@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/results"
+	"stacklab/analysis/study"
+)
+
+// The capacity subcommands: the bench runs a ramp one step at a time and
+// asks here, each time, what to do next; the decision is package ramp's.
+//
+//	plan ramp STUDY ID --dir DIR
+//	    the next step of window ID given the steps in DIR: "step N", "rate R"
+//	    and "max_steps M" lines, or "stop REASON" (then "capacity R" or
+//	    "refused WHY")
+//	plan targets STUDY ID --lane NAME --url BASE
+//	    one lane of the window's request mix (study.Lane) as vegeta JSON
+//	    targets, one a line
+//	plan vegeta STUDY ID --lane NAME --targets FILE --rate R --duration S
+//	    vegeta attack's arguments for one lane of a step at R req/s in all,
+//	    NUL-separated
+
+func rampCase(path, id string) (*study.Case, error) {
+	_, w, err := loadWindow(path, id, 1)
+	if err != nil {
+		return nil, err
+	}
+	if w.Case.Ramp == nil {
+		return nil, &usageError{fmt.Sprintf("window %q is not a capacity ramp (no [case.ramp])", id)}
+	}
+	return w.Case, nil
+}
+
+func rampNext(path string, args []string, out io.Writer) error {
+	if len(args) < 1 {
+		return &usageError{"want a window id"}
+	}
+	fl := flag.NewFlagSet("ramp", flag.ContinueOnError)
+	dir := fl.String("dir", "", "the window's folder of steps (may not exist yet)")
+	if err := parseFlags("ramp", args[1:], fl); err != nil {
+		return err
+	}
+	c, err := rampCase(path, args[0])
+	if err != nil {
+		return err
+	}
+	var steps []results.Step
+	if *dir == "" {
+		return &usageError{"--dir is required"}
+	}
+	if ents, _ := readDirNames(*dir); len(ents) > 0 {
+		if steps, err = results.LoadSteps(*dir); err != nil {
+			return err
+		}
+	}
+	for _, s := range steps {
+		if len(s.Lanes) == 0 {
+			fmt.Fprintf(out, "stop step %d was not measured: %s\nrefused the ramp stopped at an unmeasured step\n", s.Target.Step, s.Failed)
+			return nil
+		}
+	}
+	rs := results.RampSteps(steps)
+	next := ramp.Decide(c, rs)
+	if !next.Stop {
+		fmt.Fprintf(out, "step %d\nrate %s\nmax_steps %d\n", len(rs)+1, strconv.FormatFloat(next.Rate, 'f', -1, 64), c.Ramp.MaxSteps)
+		return nil
+	}
+	fmt.Fprintf(out, "stop %s\n", next.Reason)
+	if cp := ramp.Of(c, rs); cp.Refused != "" {
+		fmt.Fprintf(out, "refused %s\n", cp.Refused)
+	} else {
+		fmt.Fprintf(out, "capacity %s\n", strconv.FormatFloat(cp.Rate, 'f', -1, 64))
+	}
+	return nil
+}
+
+// target is one line of vegeta's JSON targets format.
+type target struct {
+	Method string              `json:"method"`
+	URL    string              `json:"url"`
+	Body   []byte              `json:"body,omitempty"` // base64, as vegeta reads it
+	Header map[string][]string `json:"header"`
+}
+
+func targets(path string, args []string, out io.Writer) error {
+	if len(args) < 1 {
+		return &usageError{"want a window id"}
+	}
+	fl := flag.NewFlagSet("targets", flag.ContinueOnError)
+	base := fl.String("url", "", "http://127.0.0.1:PORT of the app")
+	laneName := fl.String("lane", "main", "the lane (plan window lists them)")
+	if err := parseFlags("targets", args[1:], fl); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(*base, "http://127.0.0.1:") {
+		return &usageError{fmt.Sprintf("--url %q: the lab targets http://127.0.0.1:PORT only", *base)}
+	}
+	c, err := rampCase(path, args[0])
+	if err != nil {
+		return err
+	}
+	lane, ok := c.Lane(*laneName)
+	if !ok {
+		return &usageError{fmt.Sprintf("--lane %q: case %q has no such lane", *laneName, c.Name)}
+	}
+	enc := json.NewEncoder(out)
+	for _, m := range lane.Cycle() {
+		// No compression, as with oha: Go's client would ask for gzip.
+		h := map[string][]string{"Accept-Encoding": {"identity"}}
+		if m.ContentType != "" {
+			h["Content-Type"] = []string{m.ContentType}
+		}
+		for _, line := range m.Headers {
+			k, v, _ := strings.Cut(line, ":")
+			k = http.CanonicalHeaderKey(strings.TrimSpace(k))
+			h[k] = append(h[k], strings.TrimSpace(v))
+		}
+		t := target{Method: m.Method, URL: *base + m.Path, Header: h}
+		if m.Body != "" {
+			t.Body = []byte(m.Body)
+		}
+		if err := enc.Encode(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func vegetaArgs(path string, args []string, out io.Writer) error {
+	if len(args) < 1 {
+		return &usageError{"want a window id"}
+	}
+	fl := flag.NewFlagSet("vegeta", flag.ContinueOnError)
+	file := fl.String("targets", "", "the targets file (plan targets)")
+	laneName := fl.String("lane", "main", "the lane (plan window lists them)")
+	rate := fl.Float64("rate", 0, "req/s")
+	secs := fl.Float64("duration", 0, "seconds")
+	if err := parseFlags("vegeta", args[1:], fl); err != nil {
+		return err
+	}
+	if *file == "" || *rate < 1 || *secs <= 0 {
+		return &usageError{"--targets, --rate (≥ 1) and --duration (> 0) are required"}
+	}
+	c, err := rampCase(path, args[0])
+	if err != nil {
+		return err
+	}
+	lane, ok := c.Lane(*laneName)
+	if !ok {
+		return &usageError{fmt.Sprintf("--lane %q: case %q has no such lane", *laneName, c.Name)}
+	}
+	// The lane's share of the rate, in requests per 10 s so that a small
+	// share (5% of 50 req/s) keeps its fraction.
+	per10 := int64(math.Round(lane.Rate(*rate) * 10))
+	// An open loop: vegeta starts a new worker (and connection) whenever
+	// every worker is busy, so a slow answer never delays the next send.
+	a := []string{"attack", "-format", "json", "-targets", *file,
+		"-rate", fmt.Sprintf("%d/10s", per10), "-duration", strconv.FormatFloat(*secs, 'f', -1, 64) + "s",
+		"-timeout", strconv.FormatFloat(c.Ramp.TimeoutS, 'f', -1, 64) + "s",
+		"-max-body", "0", "-keepalive=true", "-http2=false", "-redirects", "-1"}
+	for _, s := range a {
+		fmt.Fprint(out, s+"\x00")
+	}
+	return nil
+}
+
+func readDirNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out, err
+}

@@ -1,0 +1,256 @@
+// Package ramp decides a capacity ramp: whether a step passed, which rate
+// the next step runs at, when the ramp stops, and what capacity (if any)
+// the steps show. It is pure, and both the bench (through `plan ramp`, one
+// step at a time) and analysis (over the steps a run kept) use it, so the
+// summary can never read a ramp differently from the bench that ran it.
+package ramp
+
+import (
+	"fmt"
+	"math"
+
+	"stacklab/analysis/study"
+	"stacklab/analysis/vegeta"
+)
+
+// Step is one measured step: its planned rate and length, vegeta's report
+// for each lane of the mix (study.Lane) and whether the generator's CPU
+// was saturated.
+type Step struct {
+	N         int
+	Rate      float64 // planned req/s, all lanes
+	DurationS float64 // planned seconds
+	Reports   map[string]*vegeta.Report
+	// Saturated: the generator used more than 90% of its CPUs in the step
+	// (results.Loadgen); Known is false when that was not measured.
+	Saturated, LoadgenKnown bool
+	GeneratorShare          float64
+}
+
+// MinJudged is the fewest requests a lane other than the first (the
+// requests that wait on the upstream) must have in a step for its p99 to
+// pass or fail the step; its errors always count.
+const MinJudged = 100
+
+// Kind is a step's outcome.
+type Kind string
+
+const (
+	Pass Kind = "pass"
+	// Latency: p99 above the target.
+	Latency Kind = "p99"
+	// Errors: an answer the case does not accept, or no answer.
+	Errors Kind = "errors"
+	// Generator: the generator could not hold the rate or was saturated;
+	// the step says nothing about the stack, and the ramp stops there.
+	Generator Kind = "generator"
+)
+
+// Verdict is a step's outcome in words.
+type Verdict struct {
+	Kind   Kind
+	Reason string
+}
+
+// Judge decides one step of capacity case c. The generator is judged
+// first: a step it could not drive is not the stack's pass or fail,
+// whatever its p99. Each lane is held to the target plus its upstream wait.
+func Judge(c *study.Case, s Step) Verdict {
+	r := c.Ramp
+	lanes := c.Lanes()
+	for _, l := range lanes {
+		rep := s.Reports[l.Name]
+		if rep == nil {
+			return Verdict{Generator, fmt.Sprintf("lane %s has no report", l.Name)}
+		}
+		// One request of slack: a lane of 2.5 req/s sends 12 or 13 in 5 s.
+		planned := l.Rate(s.Rate) * s.DurationS
+		if float64(rep.Requests)+1 < r.Hold*planned {
+			return Verdict{Generator, fmt.Sprintf("the generator sent %d of %.0f planned requests%s (%.0f%%): it could not hold %s req/s",
+				rep.Requests, planned, laneWords(l, lanes), 100*float64(rep.Requests)/planned, fmtRate(s.Rate))}
+		}
+	}
+	if s.Saturated {
+		return Verdict{Generator, fmt.Sprintf("the generator used %.0f%% of its CPUs: saturated, so latency may be its own", 100*s.GeneratorShare)}
+	}
+	for _, l := range lanes {
+		rep := s.Reports[l.Name]
+		if bad := rep.BadWith(c.Good); len(bad) > 0 {
+			first := bad[0]
+			what := fmt.Sprintf("status %d", first.Code)
+			if first.Code == 0 {
+				what = "no answer"
+				if len(rep.Errors) > 0 {
+					what += " (" + rep.Errors[0] + ")"
+				}
+			}
+			return Verdict{Errors, fmt.Sprintf("%d of %d requests%s failed, first kind: %s", rep.Bad(c.Good), rep.Requests, laneWords(l, lanes), what)}
+		}
+	}
+	for i, l := range lanes {
+		rep := s.Reports[l.Name]
+		// A side lane's p99 of a few dozen requests is its slowest one or
+		// two: it counts once the lane has MinJudged requests in the step.
+		if i > 0 && rep.Requests < MinJudged {
+			continue
+		}
+		if p99 := rep.P99Ms(); p99 > l.TargetMs(r) {
+			return Verdict{Latency, fmt.Sprintf("p99 %.1f ms > %g ms%s", p99, l.TargetMs(r), laneWords(l, lanes))}
+		}
+	}
+	return Verdict{Pass, fmt.Sprintf("p99 %.1f ms ≤ %g ms", s.Reports[lanes[0].Name].P99Ms(), r.P99Ms)}
+}
+
+// laneWords names a lane in a verdict when the mix has more than one.
+func laneWords(l study.Lane, lanes []study.Lane) string {
+	if len(lanes) == 1 {
+		return ""
+	}
+	if l.DelayMs == 0 {
+		return " (requests without an upstream wait)"
+	}
+	return fmt.Sprintf(" (requests that wait %d ms on the upstream)", l.DelayMs)
+}
+
+// P99Ms is the step's p99 in the lane without an upstream wait: the
+// latency the target is about.
+func (s Step) P99Ms(c *study.Case) float64 {
+	if rep := s.Reports[c.Lanes()[0].Name]; rep != nil {
+		return rep.P99Ms()
+	}
+	return 0
+}
+
+// MeanMs is the mean latency over every request of the step, all lanes.
+func (s Step) MeanMs() float64 {
+	var n int64
+	var total float64
+	for _, rep := range s.Reports {
+		n += rep.Requests
+		total += float64(rep.Latencies.Mean) * float64(rep.Requests)
+	}
+	if n == 0 {
+		return 0
+	}
+	return total / float64(n) / 1e6
+}
+
+// Sent is how many requests the step sent, all lanes.
+func (s Step) Sent() int64 {
+	var n int64
+	for _, rep := range s.Reports {
+		n += rep.Requests
+	}
+	return n
+}
+
+// State is what the steps so far say: the highest rate that passed, the
+// lowest that failed (the stack's fault), and the first step the
+// generator could not drive.
+type State struct {
+	Pass, Fail float64 // 0 and +Inf when none
+	PassStep   int     // index into the steps of the passing step at Pass; -1 none
+	Generator  int     // index of the first generator-judged step; -1 none
+	Verdicts   []Verdict
+}
+
+// Read judges every step.
+func Read(c *study.Case, steps []Step) State {
+	st := State{Fail: math.Inf(1), PassStep: -1, Generator: -1}
+	for i, s := range steps {
+		v := Judge(c, s)
+		st.Verdicts = append(st.Verdicts, v)
+		switch v.Kind {
+		case Pass:
+			if s.Rate >= st.Pass {
+				st.Pass, st.PassStep = s.Rate, i
+			}
+		case Generator:
+			if st.Generator < 0 {
+				st.Generator = i
+			}
+		default:
+			st.Fail = math.Min(st.Fail, s.Rate)
+		}
+	}
+	return st
+}
+
+// Next is the ramp's next move: a rate to measure, or a stop and why.
+type Next struct {
+	Stop   bool
+	Rate   float64
+	Reason string
+}
+
+// Decide picks the next step from the steps so far: geometric growth from
+// the start until a step fails, then bisection between the highest pass
+// and the lowest fail until they are within the study's resolution; a
+// step the generator could not drive stops the ramp.
+func Decide(c *study.Case, steps []Step) Next {
+	r := c.Ramp
+	if len(steps) == 0 {
+		return Next{Rate: math.Round(r.Start)}
+	}
+	st := Read(c, steps)
+	last := steps[len(steps)-1]
+	switch {
+	case st.Generator >= 0:
+		return Next{Stop: true, Reason: "step " + fmt.Sprint(steps[st.Generator].N) + ": " + st.Verdicts[st.Generator].Reason}
+	case len(steps) >= r.MaxSteps:
+		return Next{Stop: true, Reason: fmt.Sprintf("%d steps, the study's max_steps", len(steps))}
+	case math.IsInf(st.Fail, 1):
+		if last.Rate >= r.MaxRate {
+			return Next{Stop: true, Reason: fmt.Sprintf("passed at max_rate %s req/s without a failing step", fmtRate(r.MaxRate))}
+		}
+		return Next{Rate: math.Min(math.Round(st.Pass*r.Growth), r.MaxRate)}
+	case st.Pass == 0:
+		// Even the first step failed: walk down until one passes.
+		down := math.Floor(st.Fail / r.Growth)
+		if down < 1 {
+			return Next{Stop: true, Reason: "failed at 1 req/s"}
+		}
+		return Next{Rate: down}
+	}
+	if st.Fail-st.Pass <= math.Max(1, r.Resolution*st.Pass) {
+		return Next{Stop: true, Reason: fmt.Sprintf("converged: %s req/s passed, %s failed", fmtRate(st.Pass), fmtRate(st.Fail))}
+	}
+	return Next{Rate: math.Round((st.Pass + st.Fail) / 2)}
+}
+
+// Capacity is what a ramp shows: the highest rate that met the target, or
+// why none can be reported.
+type Capacity struct {
+	// Rate is the capacity in req/s; 0 when Refused.
+	Rate float64
+	// Step indexes the step measured at Rate (-1 when refused).
+	Step int
+	// Refused says why no capacity is reported: the generator capped the
+	// ramp, no step failed, or none passed.
+	Refused string
+	State   State
+}
+
+// Of reads a finished ramp. A capacity is reported only when a step the
+// generator drove failed above it: a ramp the generator stopped, or one
+// that never failed, shows a floor, not a capacity.
+func Of(c *study.Case, steps []Step) Capacity {
+	st := Read(c, steps)
+	cp := Capacity{Step: -1, State: st}
+	switch {
+	case len(steps) == 0:
+		cp.Refused = "no step measured"
+	case st.Generator >= 0:
+		s := steps[st.Generator]
+		cp.Refused = fmt.Sprintf("generator-capped at %s req/s (step %d: %s)", fmtRate(s.Rate), s.N, st.Verdicts[st.Generator].Reason)
+	case math.IsInf(st.Fail, 1):
+		cp.Refused = fmt.Sprintf("no step failed up to %s req/s: a floor, not a capacity", fmtRate(st.Pass))
+	case st.Pass == 0:
+		cp.Refused = fmt.Sprintf("every step failed, down to %s req/s", fmtRate(st.Fail))
+	default:
+		cp.Rate, cp.Step = st.Pass, st.PassStep
+	}
+	return cp
+}
+
+func fmtRate(r float64) string { return fmt.Sprintf("%.0f", r) }

@@ -1,0 +1,176 @@
+package ramp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+	"stacklab/analysis/study"
+	"stacklab/analysis/vegeta"
+)
+
+func capacityCase(t *testing.T) *study.Case {
+	t.Helper()
+	s, err := study.Parse("study.toml", []byte(`
+[[case]]
+name = "capacity"
+[case.ramp]
+start = 50
+[[case.mix]]
+name = "page"
+path = "/page"
+weight = 95
+[[case.mix]]
+name = "upstream"
+path = "/bench/upstream"
+upstream_delay_ms = 100
+weight = 5
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Case("capacity")
+}
+
+// sim is a stack that meets the target up to capacity req/s, behind a
+// generator that cannot send more than genMax req/s (or whose CPU is
+// saturated from saturateAt req/s on).
+type sim struct {
+	capacity, genMax, saturateAt float64
+	errorsAbove                  float64
+}
+
+func (m sim) step(c *study.Case, n int, rate float64) Step {
+	const secs = 5
+	s := Step{N: n, Rate: rate, DurationS: secs, Reports: map[string]*vegeta.Report{}, LoadgenKnown: true, GeneratorShare: rate / 100000}
+	if m.saturateAt > 0 && rate >= m.saturateAt {
+		s.Saturated, s.GeneratorShare = true, 0.97
+	}
+	for _, l := range c.Lanes() {
+		sent := math.Min(l.Rate(rate), l.Rate(m.genMax)) * secs
+		p99 := 10e6 + float64(l.DelayMs)*1e6
+		if rate > m.capacity {
+			p99 = 400e6
+		}
+		codes := map[string]int64{"200": int64(sent)}
+		if m.errorsAbove > 0 && rate > m.errorsAbove {
+			codes = map[string]int64{"200": int64(sent) - 3, "503": 3}
+		}
+		s.Reports[l.Name] = &vegeta.Report{Requests: int64(sent), StatusCodes: codes,
+			Latencies: vegeta.Latencies{P99: int64(p99), Mean: int64(p99 / 2), Max: int64(p99)}}
+	}
+	return s
+}
+
+// run drives the ramp as the bench does: ask, measure, ask again.
+func (m sim) run(t *testing.T, c *study.Case) ([]Step, Next) {
+	var steps []Step
+	for range 50 {
+		next := Decide(c, steps)
+		if next.Stop {
+			return steps, next
+		}
+		steps = append(steps, m.step(c, len(steps)+1, next.Rate))
+	}
+	t.Fatal("the ramp did not stop within 50 steps")
+	return nil, Next{}
+}
+
+func rates(steps []Step) string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, fmt.Sprint(s.Rate))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestRampFindsCapacity(t *testing.T) {
+	c := capacityCase(t)
+	steps, stop := sim{capacity: 700, genMax: 1e6}.run(t, c)
+	if got, want := rates(steps), "50 100 200 400 800 600 700 750"; got != want {
+		t.Errorf("rates %s, want %s (doubling, then bisection)", got, want)
+	}
+	if !strings.HasPrefix(stop.Reason, "converged: 700 req/s passed, 750 failed") {
+		t.Errorf("stop %q", stop.Reason)
+	}
+	cp := Of(c, steps)
+	if cp.Refused != "" || cp.Rate != 700 || steps[cp.Step].Rate != 700 {
+		t.Errorf("capacity %+v, want 700 req/s", cp)
+	}
+	// The upstream lane waits 100 ms by construction and is held to 200 ms:
+	// it must not fail a step by itself.
+	if v := cp.State.Verdicts[0]; v.Kind != Pass {
+		t.Errorf("first step %+v", v)
+	}
+	if v := cp.State.Verdicts[4]; v.Kind != Latency || !strings.Contains(v.Reason, "without an upstream wait") {
+		t.Errorf("800 req/s: %+v", v)
+	}
+}
+
+// A ramp the generator cannot drive stops there, and no capacity is
+// reported: the stack was never shown to fail.
+func TestGeneratorCappedIsRefused(t *testing.T) {
+	c := capacityCase(t)
+	steps, stop := sim{capacity: 10000, genMax: 500}.run(t, c)
+	if got := rates(steps); got != "50 100 200 400 800" {
+		t.Errorf("rates %s: the ramp must stop at the step the generator could not hold", got)
+	}
+	if !strings.Contains(stop.Reason, "could not hold 800 req/s") {
+		t.Errorf("stop %q", stop.Reason)
+	}
+	cp := Of(c, steps)
+	if cp.Rate != 0 || !strings.HasPrefix(cp.Refused, "generator-capped at 800 req/s") {
+		t.Errorf("capacity %+v, want refused", cp)
+	}
+	// The same when the generator's CPU is saturated though it sent enough,
+	// and even when the stack's latency failed in that step.
+	steps, _ = sim{capacity: 300, genMax: 1e6, saturateAt: 400}.run(t, c)
+	if cp := Of(c, steps); cp.Rate != 0 || !strings.Contains(cp.Refused, "saturated") {
+		t.Errorf("saturated: %+v, want refused", cp)
+	}
+}
+
+func TestErrorsFailAStep(t *testing.T) {
+	c := capacityCase(t)
+	steps, _ := sim{capacity: 10000, genMax: 1e6, errorsAbove: 300}.run(t, c)
+	cp := Of(c, steps)
+	if cp.Rate < 270 || cp.Rate > 300 {
+		t.Errorf("capacity %v (rates %s), want just under the 300 req/s where errors start", cp.Rate, rates(steps))
+	}
+	if v := cp.State.Verdicts[3]; v.Kind != Errors || !strings.Contains(v.Reason, "status 503") {
+		t.Errorf("400 req/s: %+v", v)
+	}
+}
+
+func TestFirstStepFails(t *testing.T) {
+	c := capacityCase(t)
+	steps, _ := sim{capacity: 20, genMax: 1e6}.run(t, c)
+	if got := rates(steps); !strings.HasPrefix(got, "50 25 12 ") {
+		t.Errorf("rates %s: after a failing first step the ramp walks down", got)
+	}
+	if cp := Of(c, steps); cp.Rate < 18 || cp.Rate > 20 {
+		t.Errorf("capacity %+v", cp)
+	}
+	steps, _ = sim{capacity: 1e9, genMax: 1e9}.run(t, c)
+	if cp := Of(c, steps); cp.Rate != 0 || !strings.Contains(cp.Refused, "no step failed") {
+		t.Errorf("never failed: %+v", cp)
+	}
+}
+
+// The upstream lane's p99 counts only once it has enough requests to have
+// one; the main lane's always counts.
+func TestSmallLaneNotJudgedOnP99(t *testing.T) {
+	c := capacityCase(t)
+	s := sim{capacity: 1e6, genMax: 1e6}.step(c, 1, 100) // 25 upstream requests in 5 s
+	s.Reports["wait100"].Latencies.P99, s.Reports["wait100"].Latencies.Max = 900e6, 900e6
+	if v := Judge(c, s); v.Kind != Pass {
+		t.Errorf("25 requests' p99 failed the step: %+v", v)
+	}
+	s = sim{capacity: 1e6, genMax: 1e6}.step(c, 1, 1000) // 250 upstream requests
+	s.Reports["wait100"].Latencies.P99, s.Reports["wait100"].Latencies.Max = 900e6, 900e6
+	if v := Judge(c, s); v.Kind != Latency || !strings.Contains(v.Reason, "wait 100 ms on the upstream") {
+		t.Errorf("250 requests at p99 900 ms passed: %+v", v)
+	}
+}

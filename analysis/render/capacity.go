@@ -1,0 +1,355 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strings"
+
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/stat"
+	"stacklab/analysis/summary"
+	"stacklab/analysis/units"
+)
+
+// capacityBlocks lays out each capacity case: the capacity table, why a
+// capacity was refused, every step as the ramp judged it, and the chart of
+// p99 against the offered rate.
+func capacityBlocks(s *summary.Summary) []block {
+	var out []block
+	for i := range s.Capacity {
+		ct := &s.Capacity[i]
+		out = append(out, h(2, "capacity: "+ct.Case), capacityTable(s, ct))
+		lanes := ""
+		for _, l := range ct.Lanes {
+			lanes += fmt.Sprintf(" The %.0f%% of the mix that waits on the upstream (lane %s) ran as its own generator and is held to p99 ≤ %g ms (the target plus the wait); the p99 column is the rest's.", 100*l.Share, l.Name, l.TargetMs)
+		}
+		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail; a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) stops the ramp, and that run reports no capacity, because the stack was not the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s", ct.P99Ms, ct.ThinkS, lanes))
+		var refused []string
+		for _, r := range ct.Rows {
+			for _, n := range r.Refused {
+				refused = append(refused, fmt.Sprintf("%s, run %d: %s", r.Stack, n.Run, n.Note))
+			}
+		}
+		if len(refused) > 0 {
+			out = append(out, p("**No capacity reported** for these runs:"), block{kind: list, items: refused})
+		}
+		out = append(out, quotaNote(s, ct)...)
+		out = append(out, h(3, "steps"), stepsTable(s, ct),
+			chartBlock(capacityChart(ct)))
+	}
+	return out
+}
+
+func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {
+	t := block{kind: table,
+		header: []string{"stack", "capacity req/s", fmt.Sprintf("users at %g s think", ct.ThinkS), "p99 ms at capacity", "app CPUs at capacity", "throttled % at capacity", "generator"},
+		right:  []bool{false, true, true, true, true, true, false}}
+	for _, r := range ct.Rows {
+		capCell := "refused"
+		if r.ReqPerSec.N > 0 {
+			capCell = rangeWith(r.ReqPerSec, units.Rate)
+		}
+		if n := len(r.Refused); n > 0 && r.ReqPerSec.N > 0 {
+			capCell += fmt.Sprintf(" (%d of %d runs refused)", n, len(r.PerRun))
+		}
+		if len(r.Failed) > 0 {
+			capCell += " ✗"
+		}
+		thr := "—"
+		if r.Throttled.N > 0 {
+			thr = rangeWith(r.Throttled, pct1)
+		} else if s.CPUMode != "quota" {
+			thr = "— (cpuset mode)"
+		}
+		t.rows = append(t.rows, []string{r.Stack, capCell, rangeWith(r.Users, func(v float64) string { return units.Group(int64(v + 0.5)) }),
+			rangeWith(r.P99Ms, units.Ms), rangeWith(r.AppCPU, cpus), thr, generatorFlag(r)})
+	}
+	return t
+}
+
+func pct1(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+
+// generatorFlag says whether the generator capped any step of the row.
+func generatorFlag(r summary.CapacityRow) string {
+	var capped []string
+	for _, st := range r.Steps {
+		if st.Verdict == ramp.Generator {
+			capped = append(capped, fmt.Sprintf("run %d at %s req/s", st.Run, units.Rate(st.Rate)))
+		}
+	}
+	if len(capped) > 0 {
+		return "CAPPED " + strings.Join(capped, ", ")
+	}
+	if len(r.Steps) == 0 {
+		return "not measured"
+	}
+	return "ok, ≤" + units.Percent(r.GeneratorMax)
+}
+
+func stepsTable(s *summary.Summary, ct *summary.CapacityTable) block {
+	t := block{kind: table,
+		header: []string{"stack", "run", "step", "offered req/s", "sent", "p99 ms", "mean ms", "app CPUs", "generator CPU", "verdict"},
+		right:  []bool{false, true, true, true, true, true, true, true, true, false}}
+	quota := s.CPUMode == "quota"
+	if quota {
+		t.header = append(t.header[:8], append([]string{"throttled %"}, t.header[8:]...)...)
+		t.right = append(t.right[:8], append([]bool{true}, t.right[8:]...)...)
+	}
+	for _, r := range ct.Rows {
+		for _, st := range r.Steps {
+			gen := "not measured"
+			if st.Generator >= 0 {
+				gen = units.Percent(st.Generator)
+			}
+			verdict := string(st.Verdict) + ": " + st.Reason
+			switch {
+			case st.Verdict == ramp.Generator:
+				verdict = "GENERATOR: " + st.Reason
+			case st.AtCapacity:
+				verdict += " (capacity)"
+			}
+			cells := []string{r.Stack, fmt.Sprint(st.Run), fmt.Sprint(st.Step), units.Rate(st.Rate),
+				units.Group(st.Sent), units.Ms(st.P99Ms), units.Ms(st.MeanMs), optional(st.AppCPUs, cpus)}
+			if quota {
+				cells = append(cells, optional(st.Throttled, pct1))
+			}
+			t.rows = append(t.rows, append(cells, gen, verdict))
+		}
+	}
+	return t
+}
+
+// lineSpec is a chart of lines over a shared x axis: p99 against the
+// offered rate, one line per stack (its steps in order of rate), on log
+// scales, with the target as a horizontal line.
+type lineSpec struct {
+	lines  []line
+	target float64
+	xLabel string
+	yLabel string
+}
+
+type line struct {
+	label  string
+	points []point
+}
+
+type point struct {
+	x, y  float64
+	cls   string // pass, fail, generator
+	title string
+}
+
+// capacityChart draws, per stack, the steps of its median run (the run
+// whose capacity is the median, or its first) as a line, so each stack
+// has one line and the ramp's shape stays readable.
+func capacityChart(ct *summary.CapacityTable) *chartSpec {
+	ls := &lineSpec{target: ct.P99Ms, xLabel: "offered req/s", yLabel: "p99 ms"}
+	for _, r := range ct.Rows {
+		run := medianRun(r)
+		l := line{label: r.Stack}
+		for _, st := range r.Steps {
+			if st.Run != run {
+				continue
+			}
+			cls := "pass"
+			switch st.Verdict {
+			case ramp.Generator:
+				cls = "generator"
+			case ramp.Latency, ramp.Errors:
+				cls = "fail"
+			}
+			l.points = append(l.points, point{st.Rate, math.Max(st.P99Ms, 0.01), cls,
+				fmt.Sprintf("%s run %d step %d: %s req/s, p99 %s ms, %s", r.Stack, st.Run, st.Step, units.Rate(st.Rate), units.Ms(st.P99Ms), st.Verdict)})
+		}
+		sort.SliceStable(l.points, func(i, j int) bool { return l.points[i].x < l.points[j].x })
+		ls.lines = append(ls.lines, l)
+	}
+	return &chartSpec{id: "capacity-" + ct.Case, line: ls,
+		title: fmt.Sprintf("%s: p99 (ms, log) against the offered rate (req/s, log), one line per stack (its median run); the dashed line is the %g ms target; hollow points failed, crossed ones the generator could not drive", ct.Case, ct.P99Ms)}
+}
+
+func medianRun(r summary.CapacityRow) int {
+	type rc struct {
+		run int
+		v   float64
+	}
+	var have []rc
+	for _, st := range r.Steps {
+		if st.AtCapacity {
+			have = append(have, rc{st.Run, st.Rate})
+		}
+	}
+	if len(have) == 0 {
+		if len(r.Steps) > 0 {
+			return r.Steps[0].Run
+		}
+		return 0
+	}
+	sort.SliceStable(have, func(i, j int) bool { return have[i].v < have[j].v })
+	return have[(len(have)-1)/2].run
+}
+
+// Geometry of a line chart.
+const (
+	lineW, lineH           = 720, 360
+	lineLeft, lineRight    = 64, 150
+	lineTop, lineBottomPad = 26, 40
+)
+
+var lineColours = []string{"#3b6ea8", "#d08a2e", "#2e8b57", "#b3261e", "#6a4c93", "#1b7f8c", "#8c6d1b", "#c2185b", "#455a64"}
+
+func svgLine(b *bytes.Buffer, c *chartSpec) {
+	ls := c.line
+	xs, ys := []float64{}, []float64{ls.target}
+	drawn := 0
+	for _, l := range ls.lines {
+		for _, pt := range l.points {
+			xs, ys = append(xs, pt.x), append(ys, pt.y)
+			drawn++
+		}
+	}
+	x0, x1 := logBounds(xs)
+	y0, y1 := logBounds(ys)
+	pw, ph := float64(lineW-lineLeft-lineRight), float64(lineH-lineTop-lineBottomPad)
+	X := func(v float64) float64 { return lineLeft + pw*(math.Log10(v)-x0)/(x1-x0) }
+	Y := func(v float64) float64 { return lineTop + ph*(1-(math.Log10(v)-y0)/(y1-y0)) }
+	fmt.Fprintf(b, "<figure>\n<svg class=\"chart\" id=\"%s\" data-bars=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\">\n",
+		html.EscapeString(c.id), drawn, lineW, lineH, lineW, lineH, html.EscapeString(c.title))
+	bottom := lineTop + ph
+	fmt.Fprintf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/><line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.1f\"/>\n",
+		lineLeft, bottom, lineLeft+pw, bottom, lineLeft, lineTop, lineLeft, bottom)
+	for e := math.Ceil(x0); e <= x1; e++ {
+		v := math.Pow(10, e)
+		fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", X(v), bottom+16, units.Rate(v))
+	}
+	for e := math.Ceil(y0); e <= y1; e++ {
+		v := math.Pow(10, e)
+		fmt.Fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", lineLeft-6, Y(v)+4, units.Ms(v))
+	}
+	fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", lineLeft+pw/2, lineH-6, html.EscapeString(ls.xLabel))
+	fmt.Fprintf(b, "<text x=\"12\" y=\"%d\">%s</text>\n", lineTop-12, html.EscapeString(ls.yLabel))
+	fmt.Fprintf(b, "<line class=\"target\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b3261e\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\">target %s ms</text>\n",
+		lineLeft, Y(ls.target), lineLeft+pw, Y(ls.target), lineLeft+pw+6, Y(ls.target)+4, units.Ms(ls.target))
+	for i, l := range ls.lines {
+		col := lineColours[i%len(lineColours)]
+		var pts []string
+		for _, pt := range l.points {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", X(pt.x), Y(pt.y)))
+		}
+		if len(pts) > 1 {
+			fmt.Fprintf(b, "<polyline class=\"series\" points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n", strings.Join(pts, " "), col)
+		}
+		for _, pt := range l.points {
+			fill := col
+			if pt.cls != "pass" {
+				fill = "#ffffff"
+			}
+			fmt.Fprintf(b, "<circle class=\"point %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"><title>%s</title></circle>\n",
+				pt.cls, X(pt.x), Y(pt.y), fill, col, html.EscapeString(pt.title))
+			if pt.cls == "generator" {
+				fmt.Fprintf(b, "<path d=\"M%.1f %.1fl8 8m0 -8l-8 8\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", X(pt.x)-4, Y(pt.y)-4, col)
+			}
+		}
+		ly := lineTop + 14 + 18*i
+		fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%d\">%s</text>\n",
+			lineLeft+pw+24, ly+12, col, lineLeft+pw+40, ly+23, html.EscapeString(l.label))
+	}
+	fmt.Fprintf(b, "</svg>\n<figcaption>%s</figcaption>\n</figure>\n", html.EscapeString(c.title))
+}
+
+// logBounds are the decades (log10) around the values, at least one apart.
+func logBounds(vs []float64) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if v > 0 {
+			lo, hi = math.Min(lo, math.Log10(v)), math.Max(hi, math.Log10(v))
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 1
+	}
+	lo, hi = math.Floor(lo), math.Ceil(hi)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi
+}
+
+// modeItem is the header's line in quota mode.
+func modeItem(s *summary.Summary) []string {
+	if s.CPUMode != "quota" {
+		return nil
+	}
+	return []string{fmt.Sprintf("CPU mode: quota (the app limited to %s CPUs per 100 ms period by a CFS quota; throttled %% = throttled periods ÷ periods over the window, from the cgroup samples)", s.CPUQuota)}
+}
+
+// cellThrottled is a case row's throttled % (quota mode).
+func cellThrottled(r *stat.Range) string {
+	if r == nil || r.N == 0 {
+		return "—"
+	}
+	return rangeWith(*r, pct1)
+}
+
+// pairThrottled adds quota mode's throttled % column to the table of a
+// case read against another (the first table of its blocks): alone /
+// under, per stack.
+func pairThrottled(s *summary.Summary, bl []block, alone, under *summary.CaseTable) []block {
+	if s.CPUMode != "quota" {
+		return bl
+	}
+	for i := range bl {
+		if bl[i].kind != table {
+			continue
+		}
+		t := &bl[i]
+		t.header = append(t.header, "throttled %")
+		t.right = append(t.right, true)
+		for j, stack := range s.Parameters.Stacks {
+			cell := func(ct *summary.CaseTable) string {
+				if r := findRow(ct, stack); r != nil {
+					return cellThrottled(r.Throttled)
+				}
+				return "—"
+			}
+			t.rows[j] = append(t.rows[j], cell(alone)+" / "+cell(under))
+		}
+		break
+	}
+	return bl
+}
+
+func cpus(v float64) string { return fmt.Sprintf("%.2f", v) }
+
+func optional(v *float64, f func(float64) string) string {
+	if v == nil {
+		return "—"
+	}
+	return f(*v)
+}
+
+// quotaNote says, in quota mode, when no stack was throttled at its
+// capacity step, and what the samples show instead: the CPU each used.
+func quotaNote(s *summary.Summary, ct *summary.CapacityTable) []block {
+	if s.CPUMode != "quota" {
+		return nil
+	}
+	var used []string
+	for _, r := range ct.Rows {
+		if r.Throttled.N == 0 {
+			continue
+		}
+		if r.Throttled.Max > 0 {
+			return nil
+		}
+		used = append(used, fmt.Sprintf("%s %s", r.Stack, rangeWith(r.AppCPU, cpus)))
+	}
+	if len(used) == 0 {
+		return nil
+	}
+	return []block{p("No stack was throttled at its capacity step (0 throttled periods in every run). The samples say why: at capacity the apps used %s CPUs against a quota of %s, so the quota never bit and the limit was elsewhere (the app CPUs column of the steps shows each step's use).", strings.Join(used, ", "), s.CPUQuota)}
+}

@@ -1,0 +1,42 @@
+package render
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"stacklab/analysis/synth"
+)
+
+// The capacity chart (p99 against the offered rate, a line per stack, the
+// target as a line) is drawn by a browser: every step's point laid out,
+// and a line per stack.
+func TestCapacityChartDrawnInChromium(t *testing.T) {
+	page := string(HTML(summaryOf(t, synth.CapacityCapped())))
+	if !strings.Contains(page, `<svg class="chart" id="capacity-capacity"`) {
+		t.Fatal("report.html has no capacity chart")
+	}
+	if n := strings.Count(page, `<polyline class="series"`); n != 2 {
+		t.Errorf("%d lines, want one per stack (2)", n)
+	}
+	if !strings.Contains(page, `class="target"`) || !strings.Contains(page, "target 100 ms") {
+		t.Error("no target line")
+	}
+	if !regexp.MustCompile(`class="point generator"`).MatchString(page) {
+		t.Error("the step the generator could not drive is not marked")
+	}
+	lines := chartCheck(t, page)
+	found := false
+	for _, l := range lines {
+		if strings.Contains(l, "capacity-capacity") {
+			found = true
+			if !strings.HasPrefix(l, "drawn ") {
+				t.Errorf("capacity chart: %s", l)
+			}
+			t.Log(l)
+		}
+	}
+	if !found {
+		t.Errorf("chromium saw no capacity chart: %v", lines)
+	}
+}

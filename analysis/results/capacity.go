@@ -1,0 +1,211 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/vegeta"
+	"stacklab/probes/timeline"
+)
+
+// A capacity case's window is a folder of steps (results/README.md):
+//
+//	raw/run-N/<stack>/<case>/step-NN.target.json   the planned rate and length (record step)
+//	raw/run-N/<stack>/<case>/step-NN.json          vegeta report -type=json, as written (lane main)
+//	raw/run-N/<stack>/<case>/step-NN.loadgen.json  the generator's CPU use (lane main)
+//	raw/run-N/<stack>/<case>/step-NN.LANE.json     the same for each other lane (study.Lane: wait100)
+//	raw/run-N/<stack>/<case>/step-NN.LANE.loadgen.json
+//	raw/run-N/<stack>/<case>/step-NN.cgroup.jsonl  the container's cgroup during the step
+//	raw/run-N/<stack>/<case>/step-NN.error         the bench could not measure the step
+
+// Target is a step's plan, written by `record step` before it runs.
+type Target struct {
+	Step      int     `json:"step"`
+	Rate      float64 `json:"rate"`
+	DurationS float64 `json:"duration_s"`
+}
+
+// Step is one measured step of a capacity ramp.
+type Step struct {
+	Target Target
+	// Lanes are the generator's reports, one per lane of the mix, "main"
+	// first; empty when Failed.
+	Lanes  []LaneReport
+	Failed string
+	// Loadgen is the generator's CPU use over all lanes (they share its
+	// CPUs); nil when a lane's was not measured.
+	Loadgen *Loadgen
+	// TimelinePath is the step's cgroup timeline, "" when absent.
+	TimelinePath string
+	RelPath      string
+}
+
+// ReadTimeline reads the step's cgroup timeline (nil when there is none),
+// with the rules of Window.ReadTimeline.
+func (s *Step) ReadTimeline() ([]timeline.Sample, error) {
+	w := Window{TimelinePath: s.TimelinePath}
+	return w.ReadTimeline()
+}
+
+// LaneReport is one lane's vegeta report in a step.
+type LaneReport struct {
+	Lane   string
+	Report *vegeta.Report
+}
+
+// Report is the lane's report (nil when the step has no such lane).
+func (s *Step) Report(lane string) *vegeta.Report {
+	for _, l := range s.Lanes {
+		if l.Lane == lane {
+			return l.Report
+		}
+	}
+	return nil
+}
+
+// RampStep is the step as package ramp judges it.
+func (s *Step) RampStep() ramp.Step {
+	rs := ramp.Step{N: s.Target.Step, Rate: s.Target.Rate, DurationS: s.Target.DurationS, Reports: map[string]*vegeta.Report{}}
+	for _, l := range s.Lanes {
+		rs.Reports[l.Lane] = l.Report
+	}
+	if s.Loadgen != nil {
+		rs.LoadgenKnown, rs.Saturated, rs.GeneratorShare = true, s.Loadgen.Saturated, s.Loadgen.Share()
+	}
+	return rs
+}
+
+var (
+	stepRe = regexp.MustCompile(`^step-(\d{2,3})\.target\.json$`)
+	laneRe = regexp.MustCompile(`^step-(\d{2,3})\.(wait\d+)\.json$`)
+)
+
+// lanesOf lists, per step number, the lanes other than main found in dir.
+func lanesOf(ents []os.DirEntry) map[int][]string {
+	out := map[int][]string{}
+	for _, e := range ents {
+		if m := laneRe.FindStringSubmatch(e.Name()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			out[n] = append(out[n], m[2])
+		}
+	}
+	for n := range out {
+		sort.Strings(out[n])
+	}
+	return out
+}
+
+// laneFile is a lane's file of a step: base.json for main, else base.LANE.json.
+func laneFile(base, lane, ext string) string {
+	if lane == "main" {
+		return base + ext
+	}
+	return base + "." + lane + ext
+}
+
+// LoadSteps reads the steps in dir (a capacity window's folder), in order.
+// A step whose report is missing is taken as not measured only when an
+// .error says so; otherwise the folder is corrupt. A last step with a
+// target and nothing else is one the bench was stopped in: it is left out.
+func LoadSteps(dir string) ([]Step, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &Error{dir, "cannot read the capacity steps: " + err.Error()}
+	}
+	lanes := lanesOf(ents)
+	var nums []int
+	for _, e := range ents {
+		if m := stepRe.FindStringSubmatch(e.Name()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			nums = append(nums, n)
+		}
+	}
+	sort.Ints(nums)
+	var out []Step
+	for i, n := range nums {
+		if n != i+1 {
+			return nil, &Error{dir, fmt.Sprintf("step %d is missing (steps are numbered from 1 without gaps)", i+1)}
+		}
+		base := filepath.Join(dir, fmt.Sprintf("step-%02d", n))
+		s := Step{RelPath: base + ".json"}
+		if _, err := optionalJSON("", base+".target.json", &s.Target); err != nil {
+			return nil, err
+		}
+		if s.Target.Step != n || !(s.Target.Rate > 0) || !(s.Target.DurationS > 0) {
+			return nil, &Error{base + ".target.json", fmt.Sprintf("want step %d with a rate and a duration above 0", n)}
+		}
+		if b, err := os.ReadFile(base + ".error"); err == nil {
+			s.Failed = firstLine(string(b))
+			if s.Failed == "" {
+				s.Failed = "failed (empty .error file)"
+			}
+			out = append(out, s)
+			continue
+		}
+		if _, err := os.Stat(base + ".json"); errors.Is(err, fs.ErrNotExist) && i == len(nums)-1 {
+			break // stopped mid-step: no verdict
+		}
+		var sum Loadgen
+		known := true
+		for _, lane := range append([]string{"main"}, lanes[n]...) {
+			rep, err := vegeta.Read(laneFile(base, lane, ".json"))
+			if err != nil {
+				return nil, err
+			}
+			s.Lanes = append(s.Lanes, LaneReport{lane, rep})
+			lg := &Loadgen{}
+			if ok, err := optionalJSON("", laneFile(base, lane, ".loadgen.json"), lg); err != nil {
+				return nil, err
+			} else if !ok {
+				known = false
+			} else {
+				sum.CPUs, sum.CPUSeconds, sum.WindowS = lg.CPUs, sum.CPUSeconds+lg.CPUSeconds, max(sum.WindowS, lg.WindowS)
+			}
+		}
+		if known {
+			// The lanes ran at once on the same CPUs: saturated when
+			// together they used more than 90% of them.
+			sum.Saturated = sum.Share() > 0.9
+			s.Loadgen = &sum
+		}
+		if exists(base + ".cgroup.jsonl") {
+			s.TimelinePath = base + ".cgroup.jsonl"
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// RampSteps turns measured steps into package ramp's, up to the first one
+// the bench could not measure (the ramp stopped there).
+func RampSteps(steps []Step) []ramp.Step {
+	var out []ramp.Step
+	for i := range steps {
+		if len(steps[i].Lanes) == 0 {
+			break
+		}
+		out = append(out, steps[i].RampStep())
+	}
+	return out
+}
+
+func loadSteps(dir, base string, w *Window) error {
+	steps, err := LoadSteps(filepath.Join(dir, base))
+	if err != nil {
+		return err
+	}
+	for i := range steps {
+		if rel, err := filepath.Rel(dir, steps[i].RelPath); err == nil {
+			steps[i].RelPath = rel
+		}
+	}
+	w.Steps = steps
+	return nil
+}

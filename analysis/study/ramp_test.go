@@ -1,0 +1,127 @@
+package study
+
+import (
+	"strings"
+	"testing"
+
+	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+)
+
+const rampStudy = `
+[[case]]
+name = "capacity"
+[case.ramp]
+p99_ms = 50
+start = 10
+[[case.mix]]
+name = "page"
+path = "/page"
+weight = 40
+[[case.mix]]
+name = "write"
+method = "post"
+path = "/bench/write"
+body = "x"
+content_type = "text/plain"
+weight = 10
+[[case.mix]]
+name = "upstream"
+path = "/bench/upstream"
+upstream_delay_ms = 100
+weight = 5
+[[case.mix]]
+name = "json"
+path = "/json"
+weight = 20
+`
+
+func TestRampCase(t *testing.T) {
+	s := parse(t, rampStudy)
+	c := s.Case("capacity")
+	if c == nil || c.Ramp == nil || !s.HasRamp() {
+		t.Fatal("no ramp")
+	}
+	r := c.Ramp
+	// Given keys, and the defaults of the others (studies/README.md).
+	if r.P99Ms != 50 || r.Start != 10 || r.ThinkS != 3 || r.Growth != 2 || r.Resolution != 0.1 || r.MaxSteps != 20 || r.Hold != 0.98 {
+		t.Errorf("ramp %+v", *r)
+	}
+	if ws := s.Windows(32); len(ws) != 1 || ws[0].ID != "capacity" {
+		t.Errorf("windows %+v: a capacity case is one window", ws)
+	}
+	lanes := c.Lanes()
+	if len(lanes) != 2 || lanes[0].Name != "main" || lanes[1].Name != "wait100" || lanes[1].TargetMs(r) != 150 {
+		t.Fatalf("lanes %+v", lanes)
+	}
+	if lanes[0].Weight != 70 || lanes[1].Share != 5.0/75 {
+		t.Errorf("lane weights %d, share %g", lanes[0].Weight, lanes[1].Share)
+	}
+	// 40:10:20 is 4:1:2; spread out, never the same request 3 times running.
+	var names []string
+	for _, m := range lanes[0].Cycle() {
+		names = append(names, m.Name)
+	}
+	if got := strings.Join(names, " "); got != "page json page write page json page" {
+		t.Errorf("cycle %q", got)
+	}
+	if w := lanes[0].Cycle()[3]; w.Method != "POST" || w.Body != "x" || w.ContentType != "text/plain" {
+		t.Errorf("write entry %+v", w)
+	}
+	// 5% of 50 req/s is 3.3 req/s, kept to a tenth.
+	if got := lanes[1].Rate(50); got != 3.3 {
+		t.Errorf("lane rate %g, want 3.3", got)
+	}
+	if got := lanes[1].Rate(0.1); got != 0.1 {
+		t.Errorf("lane rate %g, want the 0.1 req/s floor", got)
+	}
+}
+
+// The lab's own capacity study reads, with the issue's mix.
+func TestCapacityStudy(t *testing.T) {
+	s, err := Load("../../studies/capacity.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Case("capacity")
+	var total int
+	for _, m := range c.Mix {
+		total += m.Weight
+	}
+	if total != 100 || c.Ramp.P99Ms != 100 || c.Ramp.ThinkS != 3 {
+		t.Errorf("weights %d, ramp %+v", total, *c.Ramp)
+	}
+}
+
+func TestRampFaults(t *testing.T) {
+	mix := "\n[[case.mix]]\nname='m'\npath='/m'\nweight=1"
+	for _, tc := range []struct{ name, text, want string }{
+		{"mix without ramp", "[[case]]\nname='c'" + mix, `case "c": ramp: missing`},
+		{"ramp without mix", "[[case]]\nname='c'\n[case.ramp]", `case "c": mix: missing`},
+		{"path on a ramp case", "[[case]]\nname='c'\npath='/x'\n[case.ramp]" + mix, `case "c": path: not with [case.ramp]`},
+		{"rate on a ramp case", "[[case]]\nname='c'\nrate=5\n[case.ramp]" + mix, `case "c": rate: not with [case.ramp]`},
+		{"errors reported", "[[case]]\nname='c'\nerrors='report'\n[case.ramp]" + mix, `case "c": errors: "report": a capacity step fails on any error`},
+		{"unknown ramp key", "[[case]]\nname='c'\n[case.ramp]\np99='1'" + mix, `study.toml:4: case.ramp.p99: unknown key`},
+		{"unknown mix key", "[[case]]\nname='c'\n[case.ramp]" + mix + "\nrate=3", `case.mix.rate: unknown key`},
+		{"bad target", "[[case]]\nname='c'\n[case.ramp]\np99_ms=-1" + mix, `case "c": ramp.p99_ms: want a number from 0.1 to 60000 (milliseconds), got -1`},
+		{"target as string", "[[case]]\nname='c'\n[case.ramp]\np99_ms='100'" + mix, `ramp.p99_ms: want a number`},
+		{"growth of one", "[[case]]\nname='c'\n[case.ramp]\ngrowth=1" + mix, `ramp.growth: want a number from 1.1 to 10`},
+		{"max below start", "[[case]]\nname='c'\n[case.ramp]\nstart=100\nmax_rate=50" + mix, `ramp.max_rate: 50 is below ramp.start (100)`},
+		{"max_steps float", "[[case]]\nname='c'\n[case.ramp]\nmax_steps=2.5" + mix, `ramp.max_steps: want a whole number from 2 to 100`},
+		{"no weight", "[[case]]\nname='c'\n[case.ramp]\n[[case.mix]]\nname='m'\npath='/m'", `case "c": mix "m": weight: want a whole number from 1 to 1000 (got 0)`},
+		{"mix path", "[[case]]\nname='c'\n[case.ramp]\n[[case.mix]]\nname='m'\npath='m'\nweight=1", `case "c": mix "m": path: "m": want a path starting with /`},
+		{"mix name twice", "[[case]]\nname='c'\n[case.ramp]" + mix + mix, `case "c": mix "m": a second request of the mix`},
+		{"mix unnamed", "[[case]]\nname='c'\n[case.ramp]\n[[case.mix]]\npath='/m'\nweight=1", `case "c": mix 1: name: missing`},
+		{"read against a ramp", "[[case]]\nname='c'\n[case.ramp]" + mix + "\n[[case]]\nname='a'\npath='/a'\nalone='c'", `case "a": alone: "c" is a capacity ramp`},
+		{"sampler check a ramp", "sampler_check='c'\n[[case]]\nname='c'\n[case.ramp]" + mix, `sampler_check: "c" is a capacity ramp`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("study.toml", []byte(tc.text), nil)
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "study.toml") {
+				t.Errorf("error %q\nwant one line from study.toml containing %q", msg, tc.want)
+			}
+		})
+	}
+}

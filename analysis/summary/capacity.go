@@ -1,0 +1,256 @@
+package summary
+
+import (
+	"fmt"
+	"math"
+
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/results"
+	"stacklab/analysis/stat"
+	"stacklab/analysis/study"
+	"stacklab/probes/timeline"
+)
+
+// CapacityTable is one capacity case: per stack, the highest rate that met
+// the p99 target in each run, or why none is reported. Package ramp reads
+// the steps, exactly as the bench did when it chose them.
+type CapacityTable struct {
+	Case   string  `json:"case"`
+	P99Ms  float64 `json:"p99_target_ms"`
+	ThinkS float64 `json:"think_s"`
+	// Lanes names the parts of the mix with their own target (the
+	// requests that wait on the upstream), beyond the first.
+	Lanes []CapacityLane `json:"lanes,omitempty"`
+	Rows  []CapacityRow  `json:"rows"`
+}
+
+// CapacityLane is a lane of the mix that has its own p99 target.
+type CapacityLane struct {
+	Name     string  `json:"name"`
+	Share    float64 `json:"share"`
+	TargetMs float64 `json:"p99_target_ms"`
+}
+
+// CapacityRow is one stack. The ranges are over the runs that reported a
+// capacity; a run whose ramp the generator capped reports none.
+type CapacityRow struct {
+	Stack string `json:"stack"`
+	// ReqPerSec is the capacity; PerRun holds each run's (null: refused).
+	ReqPerSec stat.Range `json:"capacity_req_per_sec"`
+	PerRun    []*float64 `json:"capacity_per_run"`
+	// Users is req/s × (think time + mean response time at capacity).
+	Users     stat.Range `json:"users"`
+	P99Ms     stat.Range `json:"p99_ms_at_capacity"`
+	P99PerRun []*float64 `json:"p99_ms_at_capacity_per_run"`
+	// AppCPU is the app's CPU use at capacity, in CPUs (cgroup samples).
+	AppCPU stat.Range `json:"app_cpus_at_capacity"`
+	// Throttled is throttled periods ÷ periods at capacity (quota mode;
+	// N = 0 when the cgroup counted no periods).
+	Throttled stat.Range `json:"throttled_share_at_capacity"`
+	// GeneratorMax is the generator's highest CPU share over every step.
+	GeneratorMax float64 `json:"generator_max_cpu_share"`
+	// Refused lists, per run that reported no capacity, why.
+	Refused []RunNote      `json:"refused,omitempty"`
+	Steps   []CapacityStep `json:"steps"`
+	Failed  []int          `json:"failed_runs,omitempty"`
+}
+
+// RunNote is one run's sentence about a row.
+type RunNote struct {
+	Run  int    `json:"run"`
+	Note string `json:"note"`
+}
+
+// CapacityStep is one measured step, as the ramp judged it.
+type CapacityStep struct {
+	Run     int       `json:"run"`
+	Step    int       `json:"step"`
+	Rate    float64   `json:"rate"`
+	Sent    int64     `json:"sent"`
+	P99Ms   float64   `json:"p99_ms"`
+	MeanMs  float64   `json:"mean_ms"`
+	Verdict ramp.Kind `json:"verdict"`
+	Reason  string    `json:"reason"`
+	// Generator is the generator's CPU share (all lanes), -1 unmeasured.
+	Generator float64 `json:"generator_cpu_share"`
+	// AtCapacity marks the step the run's capacity was measured at.
+	AtCapacity bool `json:"at_capacity,omitempty"`
+	// AppCPUs and Throttled are the step's cgroup samples: the app's CPU
+	// use and (quota mode) throttled periods ÷ periods; nil unknown.
+	AppCPUs   *float64 `json:"app_cpus,omitempty"`
+	Throttled *float64 `json:"throttled_share,omitempty"`
+}
+
+// capacityTables builds a table per capacity case of the study.
+func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
+	var out []CapacityTable
+	for _, c := range f.Study.Cases() {
+		if c.Ramp == nil || !contains(f.Manifest.Parameters.Cases, c.Name) {
+			continue
+		}
+		t := CapacityTable{Case: c.Name, P99Ms: c.Ramp.P99Ms, ThinkS: c.Ramp.ThinkS}
+		for _, l := range c.Lanes()[1:] {
+			t.Lanes = append(t.Lanes, CapacityLane{l.Name, l.Share, l.TargetMs(c.Ramp)})
+		}
+		for _, stack := range f.Manifest.Parameters.Stacks {
+			row, err := s.capacityRow(f, c, stack)
+			if err != nil {
+				return nil, err
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (CapacityRow, error) {
+	row := CapacityRow{Stack: stack, Steps: []CapacityStep{}}
+	var caps, users, p99, cpu, thr []float64
+	for _, r := range f.Runs {
+		win := window(r, stack, c.Name)
+		row.PerRun, row.P99PerRun = append(row.PerRun, nil), append(row.P99PerRun, nil)
+		if win == nil || win.Failed != "" {
+			cause := "not measured (no window in raw/)"
+			if win != nil {
+				cause = "not measured: " + win.Failed
+			}
+			s.Failures = append(s.Failures, Failure{r.N, stack, c.Name, cause})
+			row.Failed = append(row.Failed, r.N)
+			continue
+		}
+		steps := results.RampSteps(win.Steps)
+		cp := ramp.Of(c, steps)
+		for i, st := range steps {
+			cs := CapacityStep{Run: r.N, Step: st.N, Rate: st.Rate, Sent: st.Sent(), P99Ms: st.P99Ms(c), MeanMs: st.MeanMs(),
+				Verdict: cp.State.Verdicts[i].Kind, Reason: cp.State.Verdicts[i].Reason, Generator: -1, AtCapacity: i == cp.Step}
+			if st.LoadgenKnown {
+				cs.Generator = st.GeneratorShare
+				row.GeneratorMax = math.Max(row.GeneratorMax, st.GeneratorShare)
+			}
+			ts, err := win.Steps[i].ReadTimeline()
+			if err != nil {
+				return row, err
+			}
+			if v, ok := cpuUse(ts); ok {
+				cs.AppCPUs = ptr(v)
+			}
+			if v, ok := throttled(ts); ok {
+				cs.Throttled = ptr(v)
+			}
+			row.Steps = append(row.Steps, cs)
+		}
+		if n := len(win.Steps); n > len(steps) {
+			row.Refused = append(row.Refused, RunNote{r.N, fmt.Sprintf("step %d not measured: %s", win.Steps[len(steps)].Target.Step, win.Steps[len(steps)].Failed)})
+			continue
+		}
+		if cp.Refused != "" {
+			row.Refused = append(row.Refused, RunNote{r.N, cp.Refused})
+			continue
+		}
+		at := steps[cp.Step]
+		caps = append(caps, cp.Rate)
+		row.PerRun[len(row.PerRun)-1] = ptr(cp.Rate)
+		users = append(users, cp.Rate*(c.Ramp.ThinkS+at.MeanMs()/1000))
+		p99 = append(p99, at.P99Ms(c))
+		row.P99PerRun[len(row.P99PerRun)-1] = ptr(at.P99Ms(c))
+		if at := row.Steps[len(row.Steps)-len(steps)+cp.Step]; at.AppCPUs != nil {
+			cpu = append(cpu, *at.AppCPUs)
+			if at.Throttled != nil {
+				thr = append(thr, *at.Throttled)
+			}
+		}
+	}
+	row.ReqPerSec, row.Users, row.P99Ms, row.AppCPU, row.Throttled = stat.Of(caps), stat.Of(users), stat.Of(p99), stat.Of(cpu), stat.Of(thr)
+	return row, nil
+}
+
+// cpuUse is the cgroup's CPU use over a timeline, in CPUs.
+func cpuUse(ts []timeline.Sample) (float64, bool) {
+	if len(ts) < 2 {
+		return 0, false
+	}
+	first, last := ts[0], ts[len(ts)-1]
+	ms := last.TMs - first.TMs
+	d := delta(first.CPUUsageNs, last.CPUUsageNs)
+	if ms <= 0 || first.CPUUsageNs == nil || last.CPUUsageNs == nil {
+		return 0, false
+	}
+	return float64(d) / (float64(ms) * 1e6), true
+}
+
+// throttled is throttled periods ÷ periods over a timeline; false when
+// the cgroup counted no periods (no quota: cpuset mode).
+func throttled(ts []timeline.Sample) (float64, bool) {
+	if len(ts) < 2 {
+		return 0, false
+	}
+	first, last := ts[0], ts[len(ts)-1]
+	p := delta(first.CPUPeriods, last.CPUPeriods)
+	if p == 0 {
+		return 0, false
+	}
+	return float64(delta(first.CPUThrottledPeriods, last.CPUThrottledPeriods)) / float64(p), true
+}
+
+// CPUMode is the app's CPU mode of a run: "quota" or "cpuset".
+func CPUMode(f *results.Folder) string {
+	if m := f.Manifest.Parameters.Extra["app_cpu_mode"]; m != "" {
+		return m
+	}
+	if m := f.Manifest.Host.Settings["APP_CPU_MODE"]; m != "" {
+		return m
+	}
+	return "cpuset"
+}
+
+// throttledOver is a case window's throttled % over the runs in quota
+// mode (the column every table gets then), nil in cpuset mode. A timeline
+// it cannot read fails Compute (through capacity).
+func (s *Summary) throttledOver(f *results.Folder, stack, id string) *stat.Range {
+	if s.CPUMode != "quota" {
+		return nil
+	}
+	var thr []float64
+	for _, r := range f.Runs {
+		w := window(r, stack, id)
+		if w == nil || w.Result == nil {
+			continue
+		}
+		ts, err := w.ReadTimeline()
+		if err != nil {
+			if s.readErr == nil {
+				s.readErr = err
+			}
+			continue
+		}
+		if v, ok := throttled(ts); ok {
+			thr = append(thr, v)
+		}
+	}
+	rg := stat.Of(thr)
+	return &rg
+}
+
+// quotaOf is the run's CPU mode for the summary: "quota" and its CPUs, or
+// nothing in cpuset mode (so a cpuset run's summary.json is as before).
+func quotaOf(f *results.Folder) (string, string) {
+	if CPUMode(f) != "quota" {
+		return "", ""
+	}
+	return "quota", f.Manifest.Parameters.Extra["app_cpu_quota"]
+}
+
+// capacity fills the capacity tables, last in Compute, and reports a
+// timeline that quota mode's column could not read.
+func (s *Summary) capacity(f *results.Folder) error {
+	var err error
+	if s.Capacity, err = s.capacityTables(f); err != nil {
+		return err
+	}
+	if s.readErr != nil {
+		return s.readErr
+	}
+	s.sortFailures()
+	return nil
+}

@@ -1,0 +1,121 @@
+package synth
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/results"
+	"stacklab/analysis/study"
+	"stacklab/analysis/vegeta"
+	"stacklab/probes/timeline"
+)
+
+// Capacity is a capacity-study spec in quota mode: three runs of two
+// stacks whose p99 stays under the target up to their capacity (req/s in
+// Rate), behind a generator that holds any rate.
+func Capacity() Spec {
+	return Spec{Study: "capacity", Stacks: []string{"go-nethttp", "python-fastapi"}, Runs: 3,
+		Rate: map[string]float64{"go-nethttp": 3000, "python-fastapi": 700}, Quota: true, Timelines: true, Host: LocalHost()}
+}
+
+// CapacityCapped is Capacity with a generator that cannot send more than
+// 1,500 req/s: go-nethttp's ramp hits it before the stack fails.
+func CapacityCapped() Spec {
+	sp := Capacity()
+	sp.GeneratorMax = 1500
+	return sp
+}
+
+// writeRamp runs a ramp as the bench does, through package ramp, and
+// writes each step's files (results/capacity.go) into dir.
+func writeRamp(dir string, c *study.Case, capacity float64, sp Spec, run int) error {
+	genMax := sp.GeneratorMax
+	if genMax == 0 {
+		genMax = math.Inf(1)
+	}
+	capacity *= 1 + 0.03*float64((run*5)%3-1) // ±3%, fixed per run
+	var steps []ramp.Step
+	for n := 1; ; n++ {
+		next := ramp.Decide(c, steps)
+		if next.Stop {
+			return nil
+		}
+		const secs = 15
+		base := filepath.Join(dir, fmt.Sprintf("step-%02d", n))
+		if err := writeJSON(base+".target.json", results.Target{Step: n, Rate: next.Rate, DurationS: secs}); err != nil {
+			return err
+		}
+		load := next.Rate / capacity // the stack's utilisation
+		st := ramp.Step{N: n, Rate: next.Rate, DurationS: secs, Reports: map[string]*vegeta.Report{}}
+		share := math.Min(0.95, next.Rate/genMax*0.8)
+		for _, l := range c.Lanes() {
+			sent := int64(math.Min(l.Rate(next.Rate), l.Rate(genMax)) * secs)
+			// Queueing: latency grows as 1/(1−load), past the target above capacity.
+			p99 := 4e6/math.Max(0.02, 1-load*0.9) + float64(l.DelayMs)*1e6
+			if load > 1 {
+				p99 = 300e6 * load
+			}
+			rep := &vegeta.Report{Latencies: vegeta.Latencies{Total: int64(p99/3) * sent, Mean: int64(p99 / 3), P50: int64(p99 / 4), P90: int64(p99 / 2),
+				P95: int64(p99 / 1.5), P99: int64(p99), Max: int64(p99 * 1.4), Min: int64(p99 / 20)},
+				BytesIn: vegeta.Bytes{Total: sent * 900, Mean: 900}, Earliest: "2026-11-29T20:00:00Z", Latest: "2026-11-29T20:00:15Z", End: "2026-11-29T20:00:15.01Z",
+				DurationNs: secs * 1e9, WaitNs: int64(p99 / 2), Requests: sent, Rate: float64(sent) / secs, Throughput: float64(sent) / secs, Success: 1,
+				StatusCodes: map[string]int64{"200": sent}, Errors: []string{}}
+			st.Reports[l.Name] = rep
+			if err := writeJSON(laneFile(base, l.Name, ".json"), rep); err != nil {
+				return err
+			}
+			lg := results.Loadgen{CPUs: "1", CPUSeconds: share * secs * l.Share, WindowS: secs, Saturated: false}
+			if err := writeJSON(laneFile(base, l.Name, ".loadgen.json"), lg); err != nil {
+				return err
+			}
+		}
+		st.LoadgenKnown, st.GeneratorShare = true, share
+		steps = append(steps, st)
+		if sp.Timelines {
+			throttled := 0.0
+			if sp.Quota && load > 0.8 {
+				throttled = math.Min(0.6, (load-0.8)*1.5)
+			}
+			if err := writeQuotaTimeline(base+".cgroup.jsonl", secs, math.Min(1, load), throttled, sp.Quota); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func laneFile(base, lane, ext string) string {
+	if lane == "main" {
+		return base + ext
+	}
+	return base + "." + lane + ext
+}
+
+// writeQuotaTimeline writes a cgroup timeline of a CPU-bound step: cpu
+// CPUs used, and with a quota, throttled in that share of the periods.
+func writeQuotaTimeline(path string, seconds int, cpu, throttled float64, quota bool) error {
+	var buf bytes.Buffer
+	w := timeline.NewWriter(&buf)
+	var usage, periods, th uint64
+	acc := 0.0
+	for i := 0; i <= seconds*10; i++ {
+		s := timeline.Sample{TMs: int64(i * 100), CPUUsageNs: timeline.U64(usage), CPUPeriods: timeline.U64(periods),
+			CPUThrottledPeriods: timeline.U64(th), CPUThrottledNs: timeline.U64(th * 10_000_000),
+			MemUsageBytes: timeline.U64(64 << 20), MemLimitBytes: timeline.U64(4 << 30), PSIScope: timeline.PSIHost}
+		if err := w.Write(s); err != nil {
+			return err
+		}
+		usage += uint64(cpu * 100_000_000)
+		if quota {
+			periods++
+			if acc += throttled; acc >= 1 {
+				th++
+				acc--
+			}
+		}
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}

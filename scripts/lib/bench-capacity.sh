@@ -1,0 +1,109 @@
+# shellcheck shell=bash
+# A capacity case's window: a ramp of open-loop steps driven by vegeta.
+# Every decision (the next rate, when to stop, pass or fail) is analysis/
+# plan's (package ramp), asked once per step; this file only runs what it
+# is told and keeps the raw files: raw/run-N/<row>/<case>/step-NN.*.
+
+declare -gA WIN_LANES=()
+
+# plan_capacity WINDOW: the window's lanes (WIN_LANES: one vegeta each, the
+# requests that wait on the upstream apart) and each lane's targets
+plan_capacity() {
+  local key lane
+  WIN_LANES[$1]=""
+  while read -r key lane; do
+    [[ "$key" == lane ]] || continue
+    WIN_LANES[$1]+="$lane "
+    lab_tool plan targets "$STUDY_FILE" "$1" --lane "$lane" --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$1.$lane.targets"
+  done < <(lab_tool plan window "$STUDY_FILE" "$1")
+}
+
+# vegeta_check: the pinned vegeta is on PATH (a capacity study needs it)
+vegeta_check() {
+  local have
+  command -v vegeta >/dev/null || die "bench: vegeta is not on PATH: run through ./lab or 'nix develop' (scripts/bootstrap installs it)"
+  have=$(vegeta_version)
+  [[ "$have" == "$(pinned vegeta)" ]] || die "bench: vegeta $have is on PATH but the lab pins $(pinned vegeta) (versions.json)"
+}
+
+vegeta_version() { vegeta -version 2>/dev/null | awk '/^Version:/ {print $2}'; }
+
+# lane_file BASE LANE: a lane's report of a step (BASE.json for main)
+lane_file() {
+  if [[ "$2" == main ]]; then echo "$1.json"; else echo "$1.$2.json"; fi
+}
+
+# vegeta_lane OUT WINDOW LANE RATE SECONDS: vegeta attack on LANE's share
+# of RATE for SECONDS, pinned to the load generator's CPUs, its report
+# (JSON, as vegeta writes it) to OUT, the CPU time of attack and report to
+# OUT.time
+vegeta_lane() {
+  local out=$1 args=()
+  mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets "$WORK/plan/$2.$3.targets" --rate "$4" --duration "$5")
+  (
+    TIMEFORMAT='%3U %3S %3R'
+    time taskset -c "$LOADGEN_CPUS" vegeta "${args[@]}" 2>"$out.stderr" |
+      taskset -c "$LOADGEN_CPUS" vegeta report -type=json >"$out" 2>>"$out.stderr"
+  ) 2>"$out.time"
+}
+
+# vegeta_step BASE WINDOW RATE SECONDS: every lane at once, each lane's
+# report beside BASE (lane_file); false when one failed
+vegeta_step() {
+  local base=$1 lane pids=() outs=() i rc=0
+  for lane in ${WIN_LANES[$2]}; do
+    in_background vegeta_lane "$(lane_file "$base" "$lane")" "$2" "$lane" "$3" "$4"
+    pids+=("$BG_PID") outs+=("$(lane_file "$base" "$lane")")
+  done
+  for i in "${!pids[@]}"; do
+    window_finish "${pids[i]}" "${outs[i]}" || rc=1
+    [[ -s "${outs[i]}" ]] || rc=1
+  done
+  return "$rc"
+}
+
+# run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
+run_ramp() {
+  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict=""
+  mkdir -p "$sdir"
+  while true; do
+    step="" rate=""
+    while read -r key value; do
+      case "$key" in
+        step) step=$value ;;
+        rate) rate=$value ;;
+        max_steps) most=$value ;;
+        stop) stop=$value ;;
+        capacity) verdict="capacity $value req/s" ;;
+        refused) verdict="no capacity: $value" ;;
+      esac
+    done < <(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")
+    [[ -z "$stop" ]] || break
+    [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
+    note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + DURATION)) s each): $rate req/s"
+    ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" || return 0
+  done
+  note "bench: run $run · $row $w: stopped ($stop); $verdict"
+}
+
+# ramp_step RUN ROW WINDOW SDIR N RATE: warm up at RATE, then measure the
+# step while cgsample watches the cgroup; false when the ramp cannot go on
+ramp_step() {
+  local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 base rc=0
+  base="$sdir/$(printf 'step-%02d' "$n")"
+  lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION"
+  vegeta_step "$WORK/warmup" "$w" "$rate" "$WARMUP" || true
+  sampler_start "$base.cgroup.jsonl"
+  vegeta_step "$base" "$w" "$rate" "$DURATION" || rc=$?
+  sampler_stop
+  if ! container_running "$CONTAINER"; then
+    echo "the container exited during the step" >"$base.error"
+    fail_cases "$run" "$row" "the container exited during step $n ($rate req/s)" "$w"
+    return 1
+  elif ((rc != 0)); then
+    echo "vegeta failed (see $(basename "$base").*.stderr)" >"$base.error"
+    fail_cases "$run" "$row" "vegeta failed at step $n (see $(basename "$base").*.stderr)" "$w"
+    return 1
+  fi
+  return 0
+}
