@@ -237,3 +237,44 @@ func ReadFile(path string) ([]Sample, error) {
 	defer f.Close()
 	return NewReader(f, path).ReadAll()
 }
+
+// ReadEnds reads only the first and the last complete line of the timeline
+// at path, with n the number of complete lines: what a counter's change
+// over the whole window needs (CPU time per request is read for every
+// window, so decoding every line of every timeline would cost more than
+// the rest of summarize). A last line cut mid-write is skipped, as
+// ReadFile's callers do; a first or last line that does not parse is a
+// *LineError.
+func ReadEnds(path string) (first, last Sample, n int, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return first, last, 0, err
+	}
+	lines := bytes.Split(b, []byte("\n"))
+	// Split leaves what follows the last newline: "" for a whole file, a
+	// truncated line otherwise; either way it is not a complete line.
+	lines = lines[:len(lines)-1]
+	if len(lines) == 0 {
+		return first, last, 0, nil
+	}
+	decode := func(i int, s *Sample) error {
+		err := decodeStrict(lines[i], s)
+		if err == nil {
+			err = s.Validate()
+		}
+		if err != nil {
+			return &LineError{File: path, Line: i + 1, Err: err}
+		}
+		return nil
+	}
+	if err := decode(0, &first); err != nil {
+		return first, last, 0, err
+	}
+	if err := decode(len(lines)-1, &last); err != nil {
+		return first, last, 0, err
+	}
+	if last.TMs < first.TMs {
+		return first, last, 0, &LineError{File: path, Line: len(lines), Err: fmt.Errorf("t_ms %d is before the first line's %d", last.TMs, first.TMs)}
+	}
+	return first, last, len(lines), nil
+}

@@ -136,3 +136,24 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("an empty timeline summarised to %+v", e)
 	}
 }
+
+// ReadEnds gives the first and last complete lines: a truncated last line
+// is skipped (the one before it is the end), an empty file has no lines.
+func TestReadEnds(t *testing.T) {
+	first, last, n, err := ReadEnds("testdata/good.cgroup.jsonl")
+	if err != nil || n != 3 || first.TMs != 100 || last.TMs != 300 {
+		t.Fatalf("good: first %d last %d n %d err %v, want 100, 300, 3, nil", first.TMs, last.TMs, n, err)
+	}
+	first, last, n, err = ReadEnds("testdata/truncated.cgroup.jsonl")
+	if err != nil || n != 2 || first.TMs != 100 || last.TMs != 200 || *last.CPUUsageNs != 98000000 {
+		t.Fatalf("truncated: first %d last %d n %d err %v, want 100, 200, 2, nil", first.TMs, last.TMs, n, err)
+	}
+	if _, _, n, err = ReadEnds("testdata/empty.cgroup.jsonl"); err != nil || n != 0 {
+		t.Fatalf("empty: n %d err %v, want 0, nil", n, err)
+	}
+	_, _, _, err = ReadEnds("testdata/unknown-field.cgroup.jsonl")
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 1 {
+		t.Fatalf("unknown field: err %v, want a *LineError on line 1", err)
+	}
+}
