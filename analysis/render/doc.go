@@ -75,7 +75,9 @@ func blocks(s *summary.Summary) []block {
 		out = append(out, section(s, sec)...)
 	}
 	out = append(out, spreadBlocks(s)...)
-	out = append(out, h(2, "resources"), resourceTable(s), chartBlock(memoryChart(s)))
+	out = append(out, h(2, "resources"), resourceTable(s))
+	out = append(out, memoryNote(s)...)
+	out = append(out, chartBlock(memoryChart(s)))
 	out = append(out, samplerBlocks(s)...)
 	out = append(out, h(2, "annotations"))
 	if len(s.Annotations) == 0 {
@@ -347,6 +349,9 @@ func notes(ct *summary.CaseTable) []block {
 }
 
 func resourceTable(s *summary.Summary) block {
+	if t, ok := splitResourceTable(s); ok {
+		return t
+	}
 	t := block{kind: table,
 		header: []string{"stack", "boot ms", "memory idle", "memory after load", "image size"},
 		right:  []bool{false, true, true, true, true}}

@@ -50,3 +50,43 @@ func spreadBlocks(s *summary.Summary) []block {
 	text += ". CPU time per request is the app cgroup's CPU time over the window ÷ its good answers: it stays put when the load generator is the limit, and it moves when the vCPU itself slows down."
 	return []block{h(2, "run-to-run spread"), p("%s", text), t}
 }
+
+// splitResourceTable is the resources table when the runs split RSS from
+// page cache: those columns instead of the cgroup's usage, which counts
+// the database file's pages read through the cache as the app's memory.
+// False for a folder without the split, whose table stays as it was.
+func splitResourceTable(s *summary.Summary) (block, bool) {
+	any := false
+	for _, r := range s.Resources {
+		any = any || r.Memory != nil
+	}
+	if !any {
+		return block{}, false
+	}
+	t := block{kind: table,
+		header: []string{"stack", "boot ms", "RSS idle", "RSS after all cases", "page cache idle", "page cache after all cases", "image size"},
+		right:  []bool{false, true, true, true, true, true, true}}
+	for _, r := range s.Resources {
+		row := []string{r.Stack, "—", "—", "—", "—", "—", "—"}
+		if r.BootMs != nil {
+			row[1] = rangeWith(*r.BootMs, func(v float64) string { return units.Group(int64(v + 0.5)) })
+		}
+		if m := r.Memory; m != nil {
+			row[2], row[3] = rangeWith(m.IdleAnonBytes, units.Bytes), rangeWith(m.AfterAnonBytes, units.Bytes)
+			row[4], row[5] = rangeWith(m.IdleFileBytes, units.Bytes), rangeWith(m.AfterFileBytes, units.Bytes)
+		}
+		if r.ImageSizeBytes > 0 {
+			row[6] = units.Bytes(float64(r.ImageSizeBytes))
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t, true
+}
+
+// memoryNote says what the split columns hold, under their table.
+func memoryNote(s *summary.Summary) []block {
+	if _, ok := splitResourceTable(s); !ok {
+		return nil
+	}
+	return []block{p("RSS is the app cgroup's anonymous memory (cgroup v1 memory.stat total_rss, v2 anon); page cache is its file pages (total_cache, file), mostly the SQLite database read through the cache, which a memory limit reclaims first. Idle: after boot and the checks. After all cases: the largest over the row's containers, each read when its last case ended (a fresh_db case starts a new container).")}
+}

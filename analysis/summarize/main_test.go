@@ -62,6 +62,16 @@ func goldenFolders(t testing.TB) map[string]string {
 		// run 3, node-fastify, json: the generator was the limit.
 		must(t, synth.WriteJSON(win(dir, 3, "node-fastify", "json", ".loadgen.json"),
 			results.Loadgen{CPUs: "1", CPUSeconds: 14.6, WindowS: 15, Saturated: true}))
+		// resources.json with RSS apart from page cache (since 2026-12-01).
+		for run := 1; run <= 3; run++ {
+			for i, stack := range []string{"go-nethttp", "node-fastify"} {
+				mb := int64(1 << 20)
+				must(t, synth.WriteJSON(win(dir, run, stack, "resources", ".json"), results.Resources{
+					BootMs: float64(20 + 500*i + run), MemoryIdleBytes: (8 + 60*int64(i)) * mb, MemoryAfterBytes: (140 + 10*int64(i)) * mb,
+					Memory: &results.MemorySplit{IdleAnonBytes: (5 + 50*int64(i)) * mb, IdleFileBytes: 2 * mb,
+						AfterAnonBytes: (11 + 70*int64(i) + int64(run)) * mb, AfterFileBytes: 128 * mb, Containers: 1}}))
+			}
+		}
 		// run 1, go-nethttp, json again without the cgroup sampler: its cost.
 		must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "json", ".nosampler.json"),
 			synth.Window{Seconds: 15, OK: 760000, P50: 0.0006, P99: 0.002}))

@@ -153,6 +153,8 @@ type ResourceRow struct {
 	MemIdleBytes   *stat.Range `json:"memory_idle_bytes,omitempty"`
 	MemAfterBytes  *stat.Range `json:"memory_after_bytes,omitempty"`
 	ImageSizeBytes int64       `json:"image_size_bytes"`
+	// Memory splits RSS from page cache (memory.go), when measured.
+	Memory *MemorySplit `json:"memory,omitempty"`
 }
 
 // SamplerPair is one run's req/s of a case with the sampler and without.
@@ -484,6 +486,7 @@ func resources(f *results.Folder) []ResourceRow {
 			b, i, a := stat.Of(boot), stat.Of(idle), stat.Of(after)
 			row.BootMs, row.MemIdleBytes, row.MemAfterBytes = &b, &i, &a
 		}
+		row.Memory = memorySplit(f, stack)
 		out = append(out, row)
 	}
 	return out
