@@ -39,7 +39,7 @@ type block struct {
 // the same run and container with and without it.
 func samplerBlocks(s *summary.Summary) []block {
 	if len(s.SamplerCost) == 0 {
-		return nil
+		return samplerCPUBlocks(s, true)
 	}
 	var items []string
 	var changes []float64
@@ -49,9 +49,9 @@ func samplerBlocks(s *summary.Summary) []block {
 			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
 	}
 	med := stat.Of(changes).Median
-	return []block{h(2, "the sampler's cost"),
+	return append([]block{h(2, "the sampler's cost"),
 		p("The same case measured again without the cgroup sampler, right after, in the same container: median change %+.1f%% in req/s (the sampler runs on the load generator's CPUs).", 100*med),
-		{kind: list, items: items}}
+		{kind: list, items: items}}, samplerCPUBlocks(s, false)...)
 }
 
 func h(level int, text string) block { return block{kind: heading, level: level, text: text} }

@@ -90,3 +90,18 @@ func memoryNote(s *summary.Summary) []block {
 	}
 	return []block{p("RSS is the app cgroup's anonymous memory (cgroup v1 memory.stat total_rss, v2 anon); page cache is its file pages (total_cache, file), mostly the SQLite database read through the cache, which a memory limit reclaims first. Idle: after boot and the checks. After all cases: the largest over the row's containers, each read when its last case ended (a fresh_db case starts a new container).")}
 }
+
+// samplerCPUBlocks states the sampler's own CPU use, when the windows
+// recorded it; heading says whether the section's heading is still to come.
+func samplerCPUBlocks(s *summary.Summary, heading bool) []block {
+	sc := s.SamplerCPU
+	if sc == nil {
+		return nil
+	}
+	var out []block
+	if heading {
+		out = append(out, h(2, "the sampler's cost"))
+	}
+	return append(out, p("Measured directly: the sampler's own CPU time was a median %.2f%% (%.2f–%.2f%%) of the load generator's CPUs over the %d windows it watched (`<case>.sampler.json`), the share of oha's CPU it can take away.",
+		100*sc.Share.Median, 100*sc.Share.Min, 100*sc.Share.Max, sc.Windows))
+}

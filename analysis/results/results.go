@@ -79,6 +79,9 @@ type Window struct {
 	NoSampler *oha.Result
 	Rows      *Rows    // <case>.rows.json, write cases
 	Loadgen   *Loadgen // <case>.loadgen.json
+	// Sampler is the cgroup sampler's own CPU time during the window
+	// (<case>.sampler.json, same format; since 2026-12-01).
+	Sampler *Loadgen
 	// TimelinePath is the window's cgroup timeline (<case>.cgroup.jsonl),
 	// "" when absent. It is read on demand (ReadTimeline): parsing every
 	// timeline of a large folder costs more than everything else together,
@@ -352,6 +355,12 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 		return nil, err
 	} else if ok {
 		w.Loadgen = lg
+	}
+	sm := &Loadgen{}
+	if ok, err := optionalJSON(dir, base+".sampler.json", sm); err != nil {
+		return nil, err
+	} else if ok {
+		w.Sampler = sm
 	}
 	if tpath := filepath.Join(dir, base+".cgroup.jsonl"); exists(tpath) {
 		w.TimelinePath = tpath

@@ -72,6 +72,9 @@ func goldenFolders(t testing.TB) map[string]string {
 						AfterAnonBytes: (11 + 70*int64(i) + int64(run)) * mb, AfterFileBytes: 128 * mb, Containers: 1}}))
 			}
 		}
+		// the sampler's own CPU time in two windows
+		must(t, synth.WriteJSON(win(dir, 1, "go-nethttp", "json", ".sampler.json"), results.Loadgen{CPUs: "1", CPUSeconds: 0.021, WindowS: 15.2}))
+		must(t, synth.WriteJSON(win(dir, 1, "go-nethttp", "up", ".sampler.json"), results.Loadgen{CPUs: "1", CPUSeconds: 0.03, WindowS: 15.2}))
 		// run 1, go-nethttp, json again without the cgroup sampler: its cost.
 		must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "json", ".nosampler.json"),
 			synth.Window{Seconds: 15, OK: 760000, P50: 0.0006, P99: 0.002}))

@@ -75,3 +75,28 @@ func spreads(sections []Section) []SpreadRow {
 	}
 	return out
 }
+
+// SamplerCPU is what the cgroup sampler itself cost, measured: its CPU
+// time ÷ (its run time × the load generator's CPUs it shares), over every
+// window that recorded it (<case>.sampler.json).
+type SamplerCPU struct {
+	Windows int        `json:"windows"`
+	Share   stat.Range `json:"share"`
+}
+
+func samplerCPU(f *results.Folder) *SamplerCPU {
+	var shares []float64
+	for _, r := range f.Runs {
+		for _, sr := range r.Stacks {
+			for _, w := range sr.Windows {
+				if w.Sampler != nil && w.Sampler.WindowS > 0 {
+					shares = append(shares, w.Sampler.Share())
+				}
+			}
+		}
+	}
+	if len(shares) == 0 {
+		return nil
+	}
+	return &SamplerCPU{Windows: len(shares), Share: stat.Of(shares)}
+}

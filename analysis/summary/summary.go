@@ -47,6 +47,9 @@ type Summary struct {
 	// Spread sets each row's run-to-run spread in req/s beside its spread
 	// in CPU time per request (cpu.go); empty with one run.
 	Spread []SpreadRow `json:"spread,omitempty"`
+	// SamplerCPU is the sampler's own CPU time as a share of the load
+	// generator's CPUs over the windows that recorded it (cpu.go).
+	SamplerCPU *SamplerCPU `json:"sampler_cpu,omitempty"`
 }
 
 // Options are the choices a reader made on the command line; reproduce
@@ -244,6 +247,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.Resources = resources(f)
 	s.SamplerCost = samplerCost(f)
 	s.Spread = spreads(s.Sections)
+	s.SamplerCPU = samplerCPU(f)
 	var err error
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err

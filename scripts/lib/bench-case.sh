@@ -219,18 +219,40 @@ sampler_interval() {
   echo "$((ms < 100 ? 100 : ms))ms"
 }
 
-SAMPLER_PID=""
-sampler_start() {
-  ((SAMPLER)) || return 0
-  in_background taskset -c "$LOADGEN_CPUS" "$(lab_tool_path cgsample)" --pid "$APP_PID" --interval "$(sampler_interval)" --out "$1" 2>>"$WORK/cgsample.log"
-  SAMPLER_PID=$BG_PID
+# sampler_run OUT: the sampler on the load generator's CPUs, its own CPU
+# time to OUT.time (what watching costs, measured rather than inferred)
+sampler_run() {
+  (
+    TIMEFORMAT='%3U %3S %3R'
+    time taskset -c "$LOADGEN_CPUS" "$(lab_tool_path cgsample)" --pid "$APP_PID" --interval "$(sampler_interval)" \
+      --out "$1" 2>>"$WORK/cgsample.log"
+  ) 2>"$1.time"
 }
 
+SAMPLER_PID="" SAMPLER_OUT=""
+sampler_start() {
+  ((SAMPLER)) || return 0
+  in_background sampler_run "$1"
+  SAMPLER_PID=$BG_PID SAMPLER_OUT=$1
+}
+
+# kill_leaves PID: TERM the processes at the bottom of PID's tree only (the
+# sampler itself, not the subshells around it, so that `time` reports)
+kill_leaves() {
+  local child children
+  children=$(pgrep -P "$1" 2>/dev/null) || { kill -TERM "$1" 2>/dev/null || true; return 0; }
+  for child in $children; do kill_leaves "$child"; done
+}
+
+# sampler_stop: TERM the sampler, then its CPU time into <window>.sampler.json
 sampler_stop() {
   [[ -n "$SAMPLER_PID" ]] || return 0
-  kill -TERM "$SAMPLER_PID" 2>/dev/null || true
+  local child
+  for child in $(pgrep -P "$SAMPLER_PID" 2>/dev/null); do kill_leaves "$child"; done
   finish_background "$SAMPLER_PID" 2>/dev/null || true
-  SAMPLER_PID=""
+  lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "$LOADGEN_CPUS" 2>/dev/null || true
+  rm -f "$SAMPLER_OUT.time"
+  SAMPLER_PID="" SAMPLER_OUT=""
 }
 
 # The mock upstream runs for the whole bench on its own CPUs.
