@@ -64,7 +64,11 @@ type Timing struct {
 	ETAFirstS float64 `json:"eta_first_s"`
 	// ETAError is (first ETA − wall) ÷ wall: negative when it said too little.
 	ETAError float64 `json:"eta_error"`
-	Phases   []Phase `json:"phases"`
+	// ETAMeanError is, over every estimate the progress line showed, the
+	// mean of |estimated − actual time left| ÷ the wall time.
+	ETAMeanError float64 `json:"eta_mean_abs_error"`
+	ETAEstimates int     `json:"eta_estimates"`
+	Phases       []Phase `json:"phases"`
 }
 
 // Phase is one kind of the bench's phases: how many, and their total time.

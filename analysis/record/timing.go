@@ -21,8 +21,9 @@ func timing(m *manifest.Manifest, args []string) error {
 	eta := fl.Float64("eta-first-s", 0, "the first ETA, in seconds")
 	windows := fl.Int("windows", 0, "measured windows (a stack's case, with a result)")
 	windowS := fl.Float64("window-s", 0, "seconds per measured window")
-	var phases multi
+	var phases, marks multi
 	fl.Var(&phases, "phase", "KIND=COUNT:MS, the phases of one kind (repeatable)")
+	fl.Var(&marks, "eta-at", "MS:LEFT_S, an estimate shown MS after the start (repeatable)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -34,6 +35,19 @@ func timing(m *manifest.Manifest, args []string) error {
 		t.Overhead = round3(t.WallS / (float64(*windows) * *windowS))
 	}
 	t.ETAError = round3((t.ETAFirstS - t.WallS) / t.WallS)
+	var sum float64
+	for _, mk := range marks {
+		at, left, ok := strings.Cut(mk, ":")
+		ms, err1 := strconv.ParseInt(at, 10, 64)
+		l, err2 := strconv.ParseFloat(left, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return fmt.Errorf("--eta-at %q: want MS:LEFT_S", mk)
+		}
+		sum += math.Abs(l - (t.WallS - float64(ms)/1000))
+	}
+	if len(marks) > 0 {
+		t.ETAMeanError, t.ETAEstimates = round3(sum/float64(len(marks))/t.WallS), len(marks)
+	}
 	var parts []string
 	for _, p := range phases {
 		kind, rest, ok := strings.Cut(p, "=")
@@ -50,6 +64,9 @@ func timing(m *manifest.Manifest, args []string) error {
 	}
 	m.Timing = t
 	line := fmt.Sprintf("bench: took %s; the first ETA said %s (%+.1f%%)", clock(t.WallS), clock(t.ETAFirstS), 100*t.ETAError)
+	if t.ETAEstimates > 0 {
+		line += fmt.Sprintf(", the %d along the way were off by %.1f%% of that on average", t.ETAEstimates, 100*t.ETAMeanError)
+	}
 	if t.Overhead > 0 {
 		line += fmt.Sprintf("; orchestration overhead %.2f (wall time ÷ %d measured windows of %g s)", t.Overhead, t.MeasuredWindows, t.WindowS)
 	}

@@ -9,7 +9,7 @@
 
 declare -gA ETA_LEFT=() ETA_SUM_MS=() ETA_N=() ETA_GUESS_MS=()
 ETA_KINDS=(quiet ceilings boot window restart sampler stop)
-ETA_T0_MS=0 ETA_FIRST_S="" MEASURED_WINDOWS=0
+ETA_T0_MS=0 ETA_FIRST_S="" ETA_NOW_S=0 MEASURED_WINDOWS=0 ETA_MARKS=()
 
 eta_now() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
@@ -24,9 +24,13 @@ eta_start() {
   done
   ETA_PER_RUN=([quiet]=$QUIET_GATE [ceilings]=$((ceilings > 0 ? 1 : 0)) [boot]=$rows [window]=$((rows * ${#WINDOWS[@]}))
     [restart]=$((rows * fresh)) [sampler]=$((SAMPLER && ${#SAMPLER_CHECK} > 0 ? 1 : 0)) [stop]=$rows)
-  # Until a phase of a kind has been measured: the profile's own lengths.
-  ETA_GUESS_MS=([quiet]=$(((QUIET_FOR + 2) * 1000)) [ceilings]=$((ceilings * (DURATION + 1) * 1000)) [boot]=5000
-    [window]=$(((WARMUP + DURATION + 1) * 1000)) [restart]=2000 [sampler]=$(((WARMUP + DURATION + 1) * 1000)) [stop]=1000)
+  # Until a phase of a kind has been measured: the profile's own lengths,
+  # with what a phase took on this project's machines around them (a
+  # window 0.2–0.5 s more than warm-up + window, boot and checks 0.6 s for
+  # go and rust, ~2 s for the interpreters).
+  local win=$(((WARMUP + DURATION) * 1000 + 500))
+  ETA_GUESS_MS=([quiet]=$(((QUIET_FOR + 1) * 1000)) [ceilings]=$((ceilings * (DURATION * 1000 + 500))) [boot]=2000
+    [window]=$win [restart]=1500 [sampler]=$win [stop]=500)
   eta_add_runs "$RUNS"
   ETA_T0_MS=$(eta_now)
   ETA_FIRST_S=$(eta_left_s)
@@ -41,6 +45,14 @@ eta_add_runs() {
 
 eta_plan_line() {
   echo "$RUNS run(s) of ${#ROWS[@]} row(s) × ${#WINDOWS[@]} window(s)"
+}
+
+# eta_mark: the time left now into ETA_NOW_S, as the progress line shows
+# it; each estimate is kept (ms since the start:seconds left) to score the
+# ETA at the end. Not in $(…): the marks would be lost with the subshell.
+eta_mark() {
+  ETA_NOW_S=$(eta_left_s)
+  ETA_MARKS+=("$(($(eta_now) - ETA_T0_MS)):$ETA_NOW_S")
 }
 
 # eta_left_s: the seconds the phases still to do should take
@@ -90,6 +102,8 @@ eta_finish() {
   for kind in "${ETA_KINDS[@]}"; do
     phases+=(--phase "$kind=${ETA_N[$kind]:-0}:${ETA_SUM_MS[$kind]:-0}")
   done
+  local mark marks=()
+  for mark in "${ETA_MARKS[@]}"; do marks+=(--eta-at "$mark"); done
   lab_tool record timing "$RUN_DIR" --wall-ms $(($(eta_now) - ETA_T0_MS)) --eta-first-s "$ETA_FIRST_S" \
-    --windows "$MEASURED_WINDOWS" --window-s "$DURATION" "${phases[@]}" || true
+    --windows "$MEASURED_WINDOWS" --window-s "$DURATION" "${phases[@]}" "${marks[@]}" || true
 }

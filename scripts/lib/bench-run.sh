@@ -143,7 +143,8 @@ run_order() {
 WINDOWS_DONE=0
 progress() { # progress RUN ROW WINDOW: one line, with the time left (bench-eta.sh)
   local total=$((RUNS * ${#ROWS[@]} * ${#WINDOWS[@]}))
-  note "bench: run $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$(eta_left_s)") left"
+  eta_mark
+  note "bench: run $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$ETA_NOW_S") left"
 }
 
 bench_main() {
