@@ -23,8 +23,8 @@ func cpuPerRequest(w *results.Window, good int64) (float64, bool) {
 	if w.TimelinePath == "" {
 		return 0, false
 	}
-	first, last, n, err := timeline.ReadEnds(w.TimelinePath)
-	if err != nil || n < 2 || first.CPUUsageNs == nil || last.CPUUsageNs == nil || *last.CPUUsageNs < *first.CPUUsageNs {
+	first, last, several, err := timeline.ReadEnds(w.TimelinePath)
+	if err != nil || !several || first.CPUUsageNs == nil || last.CPUUsageNs == nil || *last.CPUUsageNs < *first.CPUUsageNs {
 		return 0, false
 	}
 	if w.Writers != nil {
