@@ -49,6 +49,35 @@ type Manifest struct {
 	Failures []Failure          `json:"failures"`
 	// Confinement: per container (stack name, "upstream"), what Docker applied.
 	Confinement map[string]Confinement `json:"confinement,omitempty"`
+	// Timing is how long the bench took against what it measured and what
+	// its first ETA said (since 2026-12-01; absent in older manifests).
+	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Timing: the bench's wall time (from its first ETA to the end of the
+// last run), the measured windows in it, and its first estimate.
+type Timing struct {
+	WallS           float64 `json:"wall_s"`
+	MeasuredWindows int     `json:"measured_windows"`
+	WindowS         float64 `json:"window_s"`
+	// Overhead is wall time ÷ (measured windows × window length): 1.0
+	// would be a bench that did nothing but measure.
+	Overhead  float64 `json:"orchestration_overhead"`
+	ETAFirstS float64 `json:"eta_first_s"`
+	// ETAError is (first ETA − wall) ÷ wall: negative when it said too little.
+	ETAError float64 `json:"eta_error"`
+	// ETAMeanError is, over every estimate the progress line showed, the
+	// mean of |estimated − actual time left| ÷ the wall time.
+	ETAMeanError float64 `json:"eta_mean_abs_error"`
+	ETAEstimates int     `json:"eta_estimates"`
+	Phases       []Phase `json:"phases"`
+}
+
+// Phase is one kind of the bench's phases: how many, and their total time.
+type Phase struct {
+	Kind    string  `json:"kind"`
+	Count   int     `json:"count"`
+	Seconds float64 `json:"seconds"`
 }
 
 type Host struct {

@@ -21,6 +21,9 @@
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
+//	record timing DIR --wall-ms N --eta-first-s N --windows N --window-s S
+//	               [--phase KIND=COUNT:MS]...   the bench's time against its
+//	               windows and its first ETA, into the manifest, and one line
 package main
 
 import (
@@ -68,6 +71,8 @@ func main() {
 		err = resources(dir, args)
 	case "rows":
 		err = rows(dir, args)
+	case "timing":
+		err = update(dir, args, timing)
 	case "adopt-study":
 		err = adoptStudy(dir, args)
 	case "study-files":

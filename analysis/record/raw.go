@@ -8,6 +8,7 @@ import (
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
+	"stacklab/probes/cgroupstat"
 )
 
 // loadgen writes OUT (a window's <case>.loadgen.json) from the `time`
@@ -32,17 +33,48 @@ func loadgen(out string, args []string) error {
 	return results.WriteRaw(out, lg)
 }
 
-// resources writes OUT (a stack's resources.json in one run).
+// resources writes OUT (a stack's resources.json in one run). Memory comes
+// either as numbers (--memory-idle, --memory-after: the usage) or, as the
+// bench gives it, as the files `cgsample memory` appended readings to:
+// --memory-idle-file holds the reading after boot and verify, and
+// --memory-after-file one reading per container of the row, taken when its
+// last case ended. Then memory_idle_bytes and memory_after_bytes are the
+// usage of the idle and of the last reading, as before, and "memory" splits
+// RSS from page cache, the after figures being the largest over the
+// containers.
 //
-//	record resources OUT --boot-ms N --memory-idle BYTES --memory-after BYTES
+//	record resources OUT --boot-ms N (--memory-idle B --memory-after B |
+//	                     --memory-idle-file F --memory-after-file F)
 func resources(out string, args []string) error {
 	fl := flag.NewFlagSet("record resources", flag.ContinueOnError)
 	var r results.Resources
 	fl.Float64Var(&r.BootMs, "boot-ms", 0, "milliseconds from start to the first 200 on the readiness path")
 	fl.Int64Var(&r.MemoryIdleBytes, "memory-idle", 0, "the container's memory after boot and verify")
 	fl.Int64Var(&r.MemoryAfterBytes, "memory-after", 0, "the container's memory after its cases")
+	idleFile := fl.String("memory-idle-file", "", "cgsample memory's reading after boot and verify")
+	afterFile := fl.String("memory-after-file", "", "cgsample memory's readings, one per container, after its cases")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if (*idleFile == "") != (*afterFile == "") {
+		return fmt.Errorf("--memory-idle-file and --memory-after-file go together")
+	}
+	if *idleFile != "" {
+		idle, err := cgroupstat.ReadMemoryFile(*idleFile)
+		if err != nil {
+			return err
+		}
+		after, err := cgroupstat.ReadMemoryFile(*afterFile)
+		if err != nil {
+			return err
+		}
+		last := idle[len(idle)-1]
+		sp := &results.MemorySplit{IdleAnonBytes: int64(last.AnonBytes), IdleFileBytes: int64(last.FileBytes), Containers: len(after)}
+		for _, m := range after {
+			sp.AfterAnonBytes = max(sp.AfterAnonBytes, int64(m.AnonBytes))
+			sp.AfterFileBytes = max(sp.AfterFileBytes, int64(m.FileBytes))
+		}
+		r.MemoryIdleBytes, r.MemoryAfterBytes, r.Memory = int64(last.UsageBytes), int64(after[len(after)-1].UsageBytes), sp
 	}
 	return results.WriteRaw(out, r)
 }

@@ -40,6 +40,19 @@ func TestRawFiles(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %s", name, b, err, want)
 		}
 	}
+	// The bench's way: cgsample memory's readings, after the largest of the row's containers.
+	idle, after := filepath.Join(dir, "idle.jsonl"), filepath.Join(dir, "after.jsonl")
+	os.WriteFile(idle, []byte(`{"usage_bytes":8000000,"anon_bytes":5000000,"file_bytes":2000000}`+"\n"), 0o644)
+	os.WriteFile(after, []byte(`{"usage_bytes":150000000,"anon_bytes":9000000,"file_bytes":140000000}`+"\n"+
+		`{"usage_bytes":30000000,"anon_bytes":12000000,"file_bytes":17000000}`+"\n"), 0o644)
+	record(t, "resources", filepath.Join(dir, "split.json"), "--boot-ms", "19", "--memory-idle-file", idle, "--memory-after-file", after)
+	want := `{"boot_ms":19,"memory_idle_bytes":8000000,"memory_after_bytes":30000000,"memory":{"idle_anon_bytes":5000000,"idle_file_bytes":2000000,"after_anon_bytes":12000000,"after_file_bytes":140000000,"containers":2}}`
+	if b, err := os.ReadFile(filepath.Join(dir, "split.json")); err != nil || string(b) != want+"\n" {
+		t.Errorf("split.json: %s, %v; want %s", b, err, want)
+	}
+	if out := recordFails(t, "resources", filepath.Join(dir, "z.json"), "--memory-idle-file", idle); !strings.Contains(out, "go together") {
+		t.Errorf("idle without after: %s", out)
+	}
 	os.WriteFile(tf, []byte("garbage\n"), 0o644)
 	if out := recordFails(t, "loadgen", filepath.Join(dir, "x.json"), "--time", tf, "--cpus", "1"); !strings.Contains(out, `want "USER SYS REAL" seconds`) {
 		t.Errorf("bad time file: %s", out)

@@ -39,7 +39,7 @@ type block struct {
 // the same run and container with and without it.
 func samplerBlocks(s *summary.Summary) []block {
 	if len(s.SamplerCost) == 0 {
-		return nil
+		return samplerCPUBlocks(s, true)
 	}
 	var items []string
 	var changes []float64
@@ -49,9 +49,9 @@ func samplerBlocks(s *summary.Summary) []block {
 			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
 	}
 	med := stat.Of(changes).Median
-	return []block{h(2, "the sampler's cost"),
+	return append([]block{h(2, "the sampler's cost"),
 		p("The same case measured again without the cgroup sampler, right after, in the same container: median change %+.1f%% in req/s (the sampler runs on the load generator's CPUs).", 100*med),
-		{kind: list, items: items}}
+		{kind: list, items: items}}, samplerCPUBlocks(s, false)...)
 }
 
 func h(level int, text string) block { return block{kind: heading, level: level, text: text} }
@@ -75,7 +75,10 @@ func blocks(s *summary.Summary) []block {
 		out = append(out, h(2, sec.Study))
 		out = append(out, section(s, sec)...)
 	}
-	out = append(out, h(2, "resources"), resourceTable(s), chartBlock(memoryChart(s)))
+	out = append(out, spreadBlocks(s)...)
+	out = append(out, h(2, "resources"), resourceTable(s))
+	out = append(out, memoryNote(s)...)
+	out = append(out, chartBlock(memoryChart(s)))
 	out = append(out, samplerBlocks(s)...)
 	out = append(out, h(2, "annotations"))
 	if len(s.Annotations) == 0 {
@@ -227,6 +230,7 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 	col("vs "+s.Options.Baseline, true)
 	col("p50 ms", true)
 	col("p99 ms", true)
+	col("CPU µs/req", true)
 	col("errors", true)
 	if ct.ErrorsReported {
 		col("error rate", true)
@@ -255,7 +259,7 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		if isCeiling {
 			ratio = "—"
 		}
-		row = append(row, ratio, cellMs(r.P50Ms), cellMs(r.P99Ms), errs)
+		row = append(row, ratio, cellMs(r.P50Ms), cellMs(r.P99Ms), cellCPU(r), errs)
 		if ct.ErrorsReported {
 			row = append(row, cellErrorRate(r))
 		}
@@ -291,17 +295,18 @@ func cellErrorRate(r summary.Row) string {
 func pairBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
 	out := []block{h(3, alone.Case+" alone and "+under.Case)}
 	t := block{kind: table,
-		header: []string{"stack", alone.Case + " req/s", under.Case + " req/s", "change", alone.Case + " p99 ms", under.Case + " p99 ms", "companion achieved req/s", "errors", "generator"},
-		right:  []bool{false, true, true, true, true, true, true, true, false}}
+		header: []string{"stack", alone.Case + " req/s", under.Case + " req/s", "change", alone.Case + " p99 ms", under.Case + " p99 ms", "companion achieved req/s", "CPU µs/req", "errors", "generator"},
+		right:  []bool{false, true, true, true, true, true, true, true, true, false}}
 	for _, stack := range s.Parameters.Stacks {
 		a, u := findRow(alone, stack), findRow(under, stack)
-		row := []string{stack, "—", "—", "—", "—", "—", "—", "", ""}
-		var errs []string
+		row := []string{stack, "—", "—", "—", "—", "—", "—", "", "", ""}
+		var errs, cpus []string
 		var gens []string
 		if a != nil {
 			row[1], row[4] = cellRate(a.ReqPerSec, *a), cellMs(a.P99Ms)
 			errs = append(errs, cellErrors(*a))
 			gens = append(gens, cellGenerator(a.Generator))
+			cpus = append(cpus, cellCPU(*a))
 		}
 		if u != nil {
 			row[2], row[5] = cellRate(u.ReqPerSec, *u), cellMs(u.P99Ms)
@@ -313,11 +318,12 @@ func pairBlocks(s *summary.Summary, alone, under *summary.CaseTable) []block {
 			}
 			errs = append(errs, cellErrors(*u))
 			gens = append(gens, cellGenerator(u.Generator))
+			cpus = append(cpus, cellCPU(*u))
 		}
-		row[7], row[8] = strings.Join(errs, " / "), strings.Join(gens, " / ")
+		row[7], row[8], row[9] = strings.Join(cpus, " / "), strings.Join(errs, " / "), strings.Join(gens, " / ")
 		t.rows = append(t.rows, row)
 	}
-	out = append(out, t, p("Errors and generator: %s / %s. The companion load runs during %s only, capped as the study says; \"companion achieved\" counts its 2xx answers per second.", alone.Case, under.Case, under.Case))
+	out = append(out, t, p("CPU µs/req, errors and generator: %s / %s. The companion load runs during %s only, capped as the study says; \"companion achieved\" counts its 2xx answers per second.", alone.Case, under.Case, under.Case))
 	for _, ct := range []*summary.CaseTable{alone, under} {
 		out = append(out, notes(ct)...)
 		out = append(out, chartBlock(rateChart(s, ct, false)), chartBlock(p99Chart(s, ct)))
@@ -352,6 +358,9 @@ func notes(ct *summary.CaseTable) []block {
 }
 
 func resourceTable(s *summary.Summary) block {
+	if t, ok := splitResourceTable(s); ok {
+		return t
+	}
 	t := block{kind: table,
 		header: []string{"stack", "boot ms", "memory idle", "memory after load", "image size"},
 		right:  []bool{false, true, true, true, true}}

@@ -79,6 +79,9 @@ type Window struct {
 	NoSampler *oha.Result
 	Rows      *Rows    // <case>.rows.json, write cases
 	Loadgen   *Loadgen // <case>.loadgen.json
+	// Sampler is the cgroup sampler's own CPU time during the window
+	// (<case>.sampler.json, same format; since 2026-12-01).
+	Sampler *Loadgen
 	// TimelinePath is the window's cgroup timeline (<case>.cgroup.jsonl),
 	// "" when absent. It is read on demand (ReadTimeline): parsing every
 	// timeline of a large folder costs more than everything else together,
@@ -140,6 +143,22 @@ type Resources struct {
 	BootMs           float64 `json:"boot_ms"`
 	MemoryIdleBytes  int64   `json:"memory_idle_bytes"`
 	MemoryAfterBytes int64   `json:"memory_after_bytes"`
+	// Memory split (written since 2026-12-01; absent in older folders):
+	// anonymous memory (RSS) apart from page cache, after boot and verify,
+	// and after the full set of the row's cases: the largest over the
+	// row's containers, each read when its last case ended (a fresh_db
+	// case starts a new container). See record's resources.
+	Memory *MemorySplit `json:"memory,omitempty"`
+}
+
+// MemorySplit is RSS and page cache of one row in one run, in bytes.
+type MemorySplit struct {
+	IdleAnonBytes  int64 `json:"idle_anon_bytes"`
+	IdleFileBytes  int64 `json:"idle_file_bytes"`
+	AfterAnonBytes int64 `json:"after_anon_bytes"`
+	AfterFileBytes int64 `json:"after_file_bytes"`
+	// Containers is how many containers the after figures are the largest of.
+	Containers int `json:"containers"`
 }
 
 // Load reads and checks the results folder dir: manifest, checksums, and
@@ -342,6 +361,12 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 		return nil, err
 	} else if ok {
 		w.Loadgen = lg
+	}
+	sm := &Loadgen{}
+	if ok, err := optionalJSON(dir, base+".sampler.json", sm); err != nil {
+		return nil, err
+	} else if ok {
+		w.Sampler = sm
 	}
 	if tpath := filepath.Join(dir, base+".cgroup.jsonl"); exists(tpath) {
 		w.TimelinePath = tpath

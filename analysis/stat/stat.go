@@ -48,3 +48,12 @@ func Ratios(a, b []float64) []float64 {
 	}
 	return out
 }
+
+// Spread is how far a cell moved over its runs: (max−min) ÷ median, 0 with
+// fewer than two runs or a median of 0.
+func (r Range) Spread() float64 {
+	if r.N < 2 || r.Median == 0 {
+		return 0
+	}
+	return (r.Max - r.Min) / r.Median
+}

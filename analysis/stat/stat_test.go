@@ -37,3 +37,12 @@ func TestRatiosWithinRun(t *testing.T) {
 		t.Fatalf("Ratios = %v, want %v (a zero or missing run is skipped)", got, want)
 	}
 }
+
+func TestSpread(t *testing.T) {
+	if got := Of([]float64{90, 100, 120}).Spread(); got != 0.3 {
+		t.Errorf("spread of 90, 100, 120 = %v, want 0.3", got)
+	}
+	if got := Of([]float64{100}).Spread(); got != 0 {
+		t.Errorf("one run has no spread, got %v", got)
+	}
+}

@@ -62,6 +62,19 @@ func goldenFolders(t testing.TB) map[string]string {
 		// run 3, node-fastify, json: the generator was the limit.
 		must(t, synth.WriteJSON(win(dir, 3, "node-fastify", "json", ".loadgen.json"),
 			results.Loadgen{CPUs: "1", CPUSeconds: 14.6, WindowS: 15, Saturated: true}))
+		// resources.json with RSS apart from page cache (since 2026-12-01).
+		for run := 1; run <= 3; run++ {
+			for i, stack := range []string{"go-nethttp", "node-fastify"} {
+				mb := int64(1 << 20)
+				must(t, synth.WriteJSON(win(dir, run, stack, "resources", ".json"), results.Resources{
+					BootMs: float64(20 + 500*i + run), MemoryIdleBytes: (8 + 60*int64(i)) * mb, MemoryAfterBytes: (140 + 10*int64(i)) * mb,
+					Memory: &results.MemorySplit{IdleAnonBytes: (5 + 50*int64(i)) * mb, IdleFileBytes: 2 * mb,
+						AfterAnonBytes: (11 + 70*int64(i) + int64(run)) * mb, AfterFileBytes: 128 * mb, Containers: 1}}))
+			}
+		}
+		// the sampler's own CPU time in two windows
+		must(t, synth.WriteJSON(win(dir, 1, "go-nethttp", "json", ".sampler.json"), results.Loadgen{CPUs: "1", CPUSeconds: 0.021, WindowS: 15.2}))
+		must(t, synth.WriteJSON(win(dir, 1, "go-nethttp", "up", ".sampler.json"), results.Loadgen{CPUs: "1", CPUSeconds: 0.03, WindowS: 15.2}))
 		// run 1, go-nethttp, json again without the cgroup sampler: its cost.
 		must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "json", ".nosampler.json"),
 			synth.Window{Seconds: 15, OK: 760000, P50: 0.0006, P99: 0.002}))
@@ -86,6 +99,8 @@ func plantFailures(t testing.TB, dir string) {
 		synth.Window{Seconds: 15, OK: 60000, Errors: map[string]int64{"connection refused": 4}, P50: 0.008, P99: 0.03}))
 	must(t, synth.WriteJSON(win(dir, 2, "go-nethttp", "write", ".rows.json"), results.Rows{Before: 1000, After: 61000}))
 	must(t, synth.WriteJSON(win(dir, 3, "node-fastify", "write", ".rows.json"), results.Rows{Before: 1000, After: 1000 + 22000}))
+	must(t, synth.WriteOha(filepath.Join(dir, "raw", "run-3", "upstream-ceiling.json"),
+		synth.Window{Seconds: 15, OK: 74000, Status: map[string]int64{"502": 5}, P50: 0.1005, P99: 0.104}))
 	must(t, os.Remove(win(dir, 1, "go-nethttp", "upstream", ".json")))
 	must(t, os.WriteFile(win(dir, 1, "go-nethttp", "upstream", ".error"), []byte("container exited with code 137 before /up answered\n"), 0o644))
 }
@@ -168,6 +183,12 @@ func TestFaults(t *testing.T) {
 			// oha gave up on 3 writes at the deadline; the server committed 2.
 			must(t, synth.WriteJSON(win(dir, 1, "go-nethttp", "write", ".rows.json"), results.Rows{Before: 1000, After: 1000 + 540000 + 2}))
 		}, false, 0, ""},
+		{"ceiling-errors", synth.IO(), func(t testing.TB, dir string) {
+			// The ceiling is a measurement too: the mock answered 502 and dropped connections.
+			must(t, synth.WriteOha(filepath.Join(dir, "raw", "run-2", "upstream-ceiling.json"),
+				synth.Window{Seconds: 15, OK: 70000, Status: map[string]int64{"502": 9}, Errors: map[string]int64{"connection reset by peer": 2}, P50: 0.1, P99: 0.2}))
+		}, false, 1, "summarize: FAIL run 2, ceiling (oha → mock upstream), upstream: 9 answers with status 502 (raw/run-2/upstream-ceiling.json)\n" +
+			"summarize: FAIL run 2, ceiling (oha → mock upstream), upstream: 2 connection errors: connection reset by peer (raw/run-2/upstream-ceiling.json)\n"},
 		{"case-error-file", synth.Pages(), func(t testing.TB, dir string) {
 			must(t, os.Remove(win(dir, 1, "node-fastify", "page", ".json")))
 			must(t, os.WriteFile(win(dir, 1, "node-fastify", "page", ".error"), []byte("/page answered 500 during warm-up\n"), 0o644))

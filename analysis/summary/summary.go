@@ -51,6 +51,12 @@ type Summary struct {
 	SamplerCost []SamplerPair `json:"sampler_cost"`
 	Annotations []Annotation  `json:"annotations"`
 	Failures    []Failure     `json:"failures"`
+	// Spread sets each row's run-to-run spread in req/s beside its spread
+	// in CPU time per request (cpu.go); empty with one run.
+	Spread []SpreadRow `json:"spread,omitempty"`
+	// SamplerCPU is the sampler's own CPU time as a share of the load
+	// generator's CPUs over the windows that recorded it (cpu.go).
+	SamplerCPU *SamplerCPU `json:"sampler_cpu,omitempty"`
 }
 
 // Options are the choices a reader made on the command line; reproduce
@@ -114,6 +120,9 @@ type Row struct {
 	Errors    int64        `json:"errors"`          // non-2xx answers and connection errors, all runs
 	Cut       int64        `json:"deadline_aborts"` // requests cut by the window's end: allowed
 	Generator GeneratorUse `json:"generator"`
+	// CPUPerReq is the app's CPU time per good answer in µs (cpu.go);
+	// nil when no run has a timeline with CPU figures.
+	CPUPerReq *stat.Range `json:"cpu_us_per_request,omitempty"`
 	// RowsMatch holds, per run, "rows = 2xx" for write cases: the row count
 	// the database gained against the 2xx answers.
 	RowsCheck []RowsCheck `json:"rows_check,omitempty"`
@@ -156,6 +165,8 @@ type ResourceRow struct {
 	MemIdleBytes   *stat.Range `json:"memory_idle_bytes,omitempty"`
 	MemAfterBytes  *stat.Range `json:"memory_after_bytes,omitempty"`
 	ImageSizeBytes int64       `json:"image_size_bytes"`
+	// Memory splits RSS from page cache (memory.go), when measured.
+	Memory *MemorySplit `json:"memory,omitempty"`
 }
 
 // SamplerPair is one run's req/s of a case with the sampler and without.
@@ -248,6 +259,8 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.relateReads()
 	s.Resources = resources(f)
 	s.SamplerCost = samplerCost(f)
+	s.Spread = spreads(s.Sections)
+	s.SamplerCPU = samplerCPU(f)
 	var err error
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err
@@ -271,7 +284,7 @@ func (s *Summary) caseTable(f *results.Folder, c *study.Case, baseline string) (
 	t := CaseTable{Case: c.Name, Swept: len(c.Windows(1)) > 1, Alone: c.Alone, ErrorsReported: c.Errors == "report", GoodStatus: c.Status}
 	for _, w := range wins {
 		if c.Ceiling {
-			if row := ceiling(f, w); row != nil {
+			if row := s.ceiling(f, w); row != nil {
 				t.Ceilings = append(t.Ceilings, *row)
 			}
 		}
@@ -316,7 +329,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 			row.LittlesLaw = ptr(float64(n) * 1000 / float64(c.UpstreamDelayMs))
 		}
 	}
-	var rps, p50, p99, writers, vals []float64
+	var rps, p50, p99, writers, vals, cpu []float64
 	var answers int64
 	for _, r := range f.Runs {
 		win := window(r, stack, w.ID)
@@ -348,6 +361,9 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		}
 		row.Cut += res.DeadlineAborts()
 		answers += res.GoodWith(c.Good)
+		if us, ok := cpuPerRequest(win, res.GoodWith(c.Good)); ok {
+			cpu = append(cpu, us)
+		}
 		s.gate(&row, win, res, c.Good, c.Errors == "report", "")
 		if win.Writers != nil {
 			writers = append(writers, win.Writers.GoodPerSec())
@@ -378,6 +394,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		row.ErrorRate = ptr(float64(row.Errors) / float64(answers+row.Errors))
 	}
 	row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
+	row.CPUPerReq = rangeOrNil(cpu)
 	if len(writers) > 0 {
 		wr := stat.Of(writers)
 		row.Writers = &wr
@@ -425,9 +442,9 @@ func window(r results.Run, stack, c string) *results.Window {
 }
 
 // ceiling builds the row of window w's ceiling measurement (nil when no
-// run has one). Its errors are shown but fail no gate: they are the
-// generator's or the mock's, not a stack's.
-func ceiling(f *results.Folder, w study.Window) *Row {
+// run has one). Its errors fail the gate like a stack's (ceilingGate):
+// every stack's row of the case is read against it.
+func (s *Summary) ceiling(f *results.Folder, w study.Window) *Row {
 	row := Row{Stack: "ceiling: oha → mock upstream"}
 	if w.ID != w.Case.Name {
 		row.Window, row.Setting = w.ID, w.Setting
@@ -452,12 +469,7 @@ func ceiling(f *results.Folder, w study.Window) *Row {
 		} else {
 			row.P99PerRun = append(row.P99PerRun, nil)
 		}
-		for _, b := range res.Bad() {
-			row.Errors += b.Count
-		}
-		for _, e := range res.ConnErrors() {
-			row.Errors += e.Count
-		}
+		s.ceilingGate(&row, r.N, w, res)
 		row.Cut += res.DeadlineAborts()
 		if lg != nil {
 			row.Generator.Known = true
@@ -492,6 +504,7 @@ func resources(f *results.Folder) []ResourceRow {
 			b, i, a := stat.Of(boot), stat.Of(idle), stat.Of(after)
 			row.BootMs, row.MemIdleBytes, row.MemAfterBytes = &b, &i, &a
 		}
+		row.Memory = memorySplit(f, stack)
 		out = append(out, row)
 	}
 	return out

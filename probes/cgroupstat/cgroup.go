@@ -44,6 +44,17 @@ type Sampler struct {
 	proc     procfs.FS
 	procRoot string
 	pageSize uint64
+	// files, when set, is how Sample reads: the few files it needs, kept
+	// open (files.go). The containerd path is the reference it is tested
+	// against.
+	files *groupFiles
+}
+
+// Close releases the files the sampler keeps open.
+func (s *Sampler) Close() {
+	if s.files != nil {
+		s.files.close()
+	}
 }
 
 // Open finds the target's cgroup on this host (v1, hybrid or unified).
@@ -86,7 +97,7 @@ func Open(t Target) (*Sampler, error) {
 			}
 			desc = p
 		}
-		return openV1(cgroup1.Default, path, desc, "/proc")
+		return openV1(cgroup1.Default, path, desc, "/proc", "/sys/fs/cgroup")
 	default:
 		return nil, errors.New("no cgroup file system is mounted at /sys/fs/cgroup")
 	}
@@ -115,10 +126,12 @@ func OpenV1(root, path, procRoot string) (*Sampler, error) {
 	h := func() ([]cgroup1.Subsystem, error) {
 		return []cgroup1.Subsystem{cgroup1.NewMemory(root), cgroup1.NewCpu(root), cgroup1.NewCpuacct(root)}, nil
 	}
-	return openV1(h, cgroup1.StaticPath(path), path, procRoot)
+	return openV1(h, cgroup1.StaticPath(path), path, procRoot, root)
 }
 
-func openV1(h cgroup1.Hierarchy, path cgroup1.Path, desc, procRoot string) (*Sampler, error) {
+// openV1 loads the group at path in hierarchy h; mountRoot holds one
+// directory per controller (/sys/fs/cgroup/memory, …).
+func openV1(h cgroup1.Hierarchy, path cgroup1.Path, desc, procRoot, mountRoot string) (*Sampler, error) {
 	cg, err := cgroup1.Load(path, cgroup1.WithHierarchy(h))
 	if err != nil {
 		if errors.Is(err, cgroup1.ErrCgroupDeleted) {
@@ -131,7 +144,17 @@ func openV1(h cgroup1.Hierarchy, path cgroup1.Path, desc, procRoot string) (*Sam
 		s.v1subs[sub.Name()] = true
 	}
 	// cgroup v1 has no per-group pressure files: the host's are the best there is.
-	return s, s.initHost(procRoot, timeline.PSIHost)
+	if err := s.initHost(procRoot, timeline.PSIHost); err != nil {
+		return nil, err
+	}
+	dirs := map[string]string{}
+	for _, ctl := range []cgroup1.Name{cgroup1.Memory, cgroup1.Cpu, cgroup1.Cpuacct} {
+		if p, err := path(ctl); err == nil && s.v1subs[ctl] {
+			dirs[string(ctl)] = filepath.Join(mountRoot, string(ctl), p)
+		}
+	}
+	s.files, err = openFilesV1(dirs, procRoot, s.PSIScope)
+	return s, err
 }
 
 // OpenV2 samples group under the cgroup2 mountpoint, with /proc at procRoot.
@@ -149,7 +172,11 @@ func OpenV2(mountpoint, group, procRoot string) (*Sampler, error) {
 	if exists(filepath.Join(dir, "io.pressure")) {
 		scope = timeline.PSICgroup
 	}
-	return s, s.initHost(procRoot, scope)
+	if err := s.initHost(procRoot, scope); err != nil {
+		return nil, err
+	}
+	s.files, err = openFilesV2(dir, procRoot, s.PSIScope)
+	return s, err
 }
 
 func (s *Sampler) initHost(procRoot, scope string) error {
@@ -171,6 +198,15 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // Sample reads the cgroup and the host once. TMs is left for the caller.
 func (s *Sampler) Sample() (timeline.Sample, error) {
+	if s.files != nil {
+		return s.files.sample(s.Desc)
+	}
+	return s.sampleContainerd()
+}
+
+// sampleContainerd reads through containerd/cgroups and procfs: every file
+// of every controller, opened each time (the reference for files.go).
+func (s *Sampler) sampleContainerd() (timeline.Sample, error) {
 	var out timeline.Sample
 	if s.v1 != nil {
 		// State notices a removed group; Stat alone would read it as empty.

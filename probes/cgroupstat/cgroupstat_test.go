@@ -1,11 +1,13 @@
 package cgroupstat
 
 import (
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/containerd/cgroups/v3/cgroup1"
 	"stacklab/probes/timeline"
 )
 
@@ -150,5 +152,115 @@ func TestV2GroupWithoutControllers(t *testing.T) {
 	}
 	if _, err := OpenV2("testdata/v2", "/nope", "testdata/proc"); err == nil {
 		t.Error("opened a v2 group that does not exist")
+	}
+}
+
+// The kept-open files give exactly the sample containerd's Stat gives, on
+// every fixture group (v1 full and memory-only, v2 with and without
+// controllers), so the cheaper reader changes no figure.
+func TestFilesMatchContainerd(t *testing.T) {
+	open := []struct {
+		name string
+		open func() (*Sampler, error)
+	}{
+		{"v1 docker", func() (*Sampler, error) { return OpenV1("testdata/v1", "/docker/0123abcd", "testdata/proc") }},
+		{"v1 unlimited", func() (*Sampler, error) { return OpenV1("testdata/v1", "/unlimited", "testdata/proc-nopsi") }},
+		{"v2 docker", func() (*Sampler, error) {
+			return OpenV2("testdata/v2", "/system.slice/docker-0123abcd.scope", "testdata/proc")
+		}},
+		{"v2 no controllers", func() (*Sampler, error) { return OpenV2("testdata/v2", "/user.slice", "testdata/proc") }},
+	}
+	for _, o := range open {
+		s, err := o.open()
+		if err != nil {
+			t.Fatalf("%s: %v", o.name, err)
+		}
+		if s.files == nil {
+			t.Fatalf("%s: no kept-open files", o.name)
+		}
+		fast, err := s.Sample()
+		if err != nil {
+			t.Fatalf("%s: %v", o.name, err)
+		}
+		ref, err := s.sampleContainerd()
+		if err != nil {
+			t.Fatalf("%s: %v", o.name, err)
+		}
+		a, _ := json.Marshal(fast)
+		b, _ := json.Marshal(ref)
+		if string(a) != string(b) {
+			t.Errorf("%s:\n files:      %s\n containerd: %s", o.name, a, b)
+		}
+		// A second read of the same open files gives the same figures.
+		again, _ := s.Sample()
+		if c, _ := json.Marshal(again); string(c) != string(a) {
+			t.Errorf("%s: a second read differs:\n%s\n%s", o.name, c, a)
+		}
+		s.Close()
+	}
+}
+
+// A group whose directory goes away (the container stopped) ends the
+// timeline with an error naming it, as containerd's State check did.
+func TestFilesGroupGone(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS("testdata/v2")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenV2(root, "/system.slice/docker-0123abcd.scope", "testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Sample(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(root + "/system.slice/docker-0123abcd.scope"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(); err == nil || !strings.Contains(err.Error(), "the group is gone") {
+		t.Errorf("after removal: %v, want \"the group is gone\"", err)
+	}
+}
+
+// Memory splits anonymous memory from page cache as containerd reads
+// them (v1 total_rss/total_cache, v2 anon/file), and refuses a group
+// whose memory.stat lacks them.
+func TestMemory(t *testing.T) {
+	v1, err := OpenV1("testdata/v1", "/docker/0123abcd", "testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := v1.Memory()
+	m1, _ := v1.v1.Stat(cgroup1.IgnoreNotExist)
+	if err != nil || m != (MemoryStat{UsageBytes: 425984, AnonBytes: 262144, FileBytes: 33652736}) ||
+		m.AnonBytes != m1.Memory.TotalRSS || m.FileBytes != m1.Memory.TotalCache {
+		t.Errorf("v1: %+v, %v", m, err)
+	}
+	v2, err := OpenV2("testdata/v2", "/system.slice/docker-0123abcd.scope", "testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = v2.Memory()
+	m2, _ := v2.v2.Stat()
+	if err != nil || m != (MemoryStat{UsageBytes: 314572800, AnonBytes: 104857600, FileBytes: 209715200}) ||
+		m.AnonBytes != m2.Memory.Anon || m.FileBytes != m2.Memory.File {
+		t.Errorf("v2: %+v, %v", m, err)
+	}
+	none, err := OpenV2("testdata/v2", "/user.slice", "testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := none.Memory(); err == nil || !strings.Contains(err.Error(), "memory.stat has no anon or file") {
+		t.Errorf("a memory.stat without anon and file: %v", err)
+	}
+	path := t.TempDir() + "/mem.jsonl"
+	os.WriteFile(path, []byte(`{"usage_bytes":3,"anon_bytes":1,"file_bytes":2}`+"\n"+`{"usage_bytes":6,"anon_bytes":4,"file_bytes":2}`+"\n"), 0o644)
+	if got, err := ReadMemoryFile(path); err != nil || len(got) != 2 || got[1].AnonBytes != 4 {
+		t.Errorf("ReadMemoryFile: %+v, %v", got, err)
+	}
+	os.WriteFile(path, []byte(`{"usage_bytes":3,"rss":1}`+"\n"), 0o644)
+	if _, err := ReadMemoryFile(path); err == nil || !strings.Contains(err.Error(), "mem.jsonl:1") {
+		t.Errorf("an unknown field: %v", err)
 	}
 }

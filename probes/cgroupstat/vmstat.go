@@ -1,7 +1,7 @@
 package cgroupstat
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -21,11 +21,15 @@ type VMStat struct {
 // ReadVMStat reads a /proc/vmstat file (procRoot + "/vmstat").
 func ReadVMStat(procRoot string) (VMStat, error) {
 	path := procRoot + "/vmstat"
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return VMStat{}, err
 	}
-	defer f.Close()
+	return parseVMStat(path, b)
+}
+
+// parseVMStat reads the text of a /proc/vmstat file; path names it in errors.
+func parseVMStat(path string, b []byte) (VMStat, error) {
 	var v VMStat
 	fields := map[string]**uint64{
 		"nr_dirty":                      &v.NrDirty,
@@ -33,13 +37,12 @@ func ReadVMStat(procRoot string) (VMStat, error) {
 		"nr_dirty_threshold":            &v.NrDirtyThreshold,
 		"nr_dirty_background_threshold": &v.NrDirtyBackgroundThreshold,
 	}
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		key, val, ok := strings.Cut(sc.Text(), " ")
+	for line, rest := 1, b; len(rest) > 0; line++ {
+		var text []byte
+		text, rest, _ = bytes.Cut(rest, []byte("\n"))
+		key, val, ok := strings.Cut(string(text), " ")
 		if !ok {
-			return VMStat{}, fmt.Errorf("%s:%d: want \"key value\", got %q", path, line, sc.Text())
+			return VMStat{}, fmt.Errorf("%s:%d: want \"key value\", got %q", path, line, text)
 		}
 		dst, wanted := fields[key]
 		if !wanted {
@@ -51,5 +54,5 @@ func ReadVMStat(procRoot string) (VMStat, error) {
 		}
 		*dst = &n
 	}
-	return v, sc.Err()
+	return v, nil
 }

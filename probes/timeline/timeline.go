@@ -237,3 +237,76 @@ func ReadFile(path string) ([]Sample, error) {
 	defer f.Close()
 	return NewReader(f, path).ReadAll()
 }
+
+// ReadEnds reads only the first and the last complete line of the timeline
+// at path: what a counter's change over the whole window needs (CPU time
+// per request is read for every window, and decoding every line of every
+// timeline would cost more than the rest of summarize). It reads the
+// file's first and last few KiB, not the lines between. several is false
+// when the file has fewer than two complete lines. A last line cut
+// mid-write is skipped, as ReadFile's callers do; a first or last line
+// that does not parse is a *LineError (its line number counted from the
+// start only for the first line: the last is named by "last line").
+func ReadEnds(path string) (first, last Sample, several bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return first, last, false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return first, last, false, err
+	}
+	size := st.Size()
+	head, err := readAt(f, 0, min(size, 8192))
+	if err != nil {
+		return first, last, false, err
+	}
+	nl := bytes.IndexByte(head, '\n')
+	if nl < 0 {
+		return first, last, false, nil // no complete line (or one longer than 8 KiB: not a timeline)
+	}
+	decode := func(b []byte, line int, s *Sample) error {
+		err := decodeStrict(b, s)
+		if err == nil {
+			err = s.Validate()
+		}
+		if err != nil {
+			return &LineError{File: path, Line: line, Err: err}
+		}
+		return nil
+	}
+	if err := decode(head[:nl], 1, &first); err != nil {
+		return first, last, false, err
+	}
+	tailStart := max(0, size-8192)
+	tail, err := readAt(f, tailStart, size-tailStart)
+	if err != nil {
+		return first, last, false, err
+	}
+	// The last complete line ends at the last newline; it starts after the
+	// newline before it.
+	end := bytes.LastIndexByte(tail, '\n')
+	start := bytes.LastIndexByte(tail[:end], '\n') + 1
+	if tailStart+int64(start) <= int64(nl) {
+		return first, last, false, nil // the first line is the only complete one
+	}
+	if start == 0 && tailStart > 0 {
+		return first, last, false, &LineError{File: path, Line: 0, Err: errors.New("last line longer than 8 KiB")}
+	}
+	if err := decode(tail[start:end], 0, &last); err != nil {
+		return first, last, false, err
+	}
+	if last.TMs < first.TMs {
+		return first, last, false, &LineError{File: path, Err: fmt.Errorf("last line's t_ms %d is before the first line's %d", last.TMs, first.TMs)}
+	}
+	return first, last, true, nil
+}
+
+func readAt(f *os.File, off, n int64) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return b, nil
+}

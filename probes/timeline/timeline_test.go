@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -134,5 +135,51 @@ func TestSummarize(t *testing.T) {
 	}
 	if e := Summarize(nil); e.Samples != 0 || e.CPUCores != nil {
 		t.Errorf("an empty timeline summarised to %+v", e)
+	}
+}
+
+// ReadEnds gives the first and last complete lines: a truncated last line
+// is skipped (the one before it is the end), an empty file has no lines, a
+// long timeline is read from both ends.
+func TestReadEnds(t *testing.T) {
+	first, last, several, err := ReadEnds("testdata/good.cgroup.jsonl")
+	if err != nil || !several || first.TMs != 100 || last.TMs != 300 {
+		t.Fatalf("good: first %d last %d several %v err %v, want 100, 300, true, nil", first.TMs, last.TMs, several, err)
+	}
+	first, last, several, err = ReadEnds("testdata/truncated.cgroup.jsonl")
+	if err != nil || !several || first.TMs != 100 || last.TMs != 200 || *last.CPUUsageNs != 98000000 {
+		t.Fatalf("truncated: first %d last %d several %v err %v, want 100, 200, true, nil", first.TMs, last.TMs, several, err)
+	}
+	if _, _, several, err = ReadEnds("testdata/empty.cgroup.jsonl"); err != nil || several {
+		t.Fatalf("empty: several %v err %v, want false, nil", several, err)
+	}
+	_, _, _, err = ReadEnds("testdata/unknown-field.cgroup.jsonl")
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 1 {
+		t.Fatalf("unknown field: err %v, want a *LineError on line 1", err)
+	}
+	// 300 lines (~160 KiB): the ends only, as ReadFile sees them.
+	b, _ := os.ReadFile("testdata/good.cgroup.jsonl")
+	one := bytes.SplitAfter(b, []byte("\n"))[0]
+	path := filepath.Join(t.TempDir(), "long.cgroup.jsonl")
+	var buf bytes.Buffer
+	for i := 1; i <= 300; i++ {
+		buf.Write(bytes.Replace(one, []byte(`"t_ms":100`), []byte(`"t_ms":`+strconv.Itoa(i*100)), 1))
+	}
+	buf.WriteString(`{"t_ms":30100,"cpu_`) // cut mid-write
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	all, _ := ReadFile(path)
+	first, last, several, err = ReadEnds(path)
+	if err != nil || !several || first.TMs != all[0].TMs || last.TMs != all[len(all)-1].TMs || last.TMs != 30000 {
+		t.Fatalf("long: first %d last %d several %v err %v; ReadFile: %d lines, last %d", first.TMs, last.TMs, several, err, len(all), all[len(all)-1].TMs)
+	}
+	one = bytes.TrimSuffix(one, []byte("\n"))
+	os.WriteFile(path, one, 0o644) // one line, no newline: nothing complete
+	if _, _, several, err = ReadEnds(path); err != nil || several {
+		t.Fatalf("one unterminated line: several %v err %v", several, err)
+	}
+	os.WriteFile(path, append(one, '\n'), 0o644) // one complete line
+	if _, _, several, err = ReadEnds(path); err != nil || several {
+		t.Fatalf("one line: several %v err %v", several, err)
 	}
 }

@@ -63,16 +63,9 @@ window_finish() {
   return "$rc"
 }
 
-# cgroup_memory ID: the container's memory use in bytes (v1, or v2 in either layout)
-cgroup_memory() {
-  local f
-  for f in "/sys/fs/cgroup/memory/docker/$1/memory.usage_in_bytes" \
-    "/sys/fs/cgroup/system.slice/docker-$1.scope/memory.current" \
-    "/sys/fs/cgroup/docker/$1/memory.current"; do
-    [[ -r "$f" ]] && { cat "$f"; return 0; }
-  done
-  echo 0
-}
+# memory_read FILE: append the container's memory now (RSS apart from page
+# cache, as probes/cgsample reads its cgroup) to FILE
+memory_read() { "$(lab_tool_path cgsample)" memory --pid "$APP_PID" --out "$1" 2>>"$WORK/cgsample.log" || true; }
 
 # db_rows DB TABLE: the table's row count, or nothing when it cannot be read
 db_rows() { sqlite3 "file:$1?mode=ro" "SELECT COUNT(*) FROM \"$2\"" 2>/dev/null || true; }
@@ -80,47 +73,77 @@ db_rows() { sqlite3 "file:$1?mode=ro" "SELECT COUNT(*) FROM \"$2\"" 2>/dev/null 
 # container_name ROW: a Docker name for the row (a variant's brackets dropped)
 container_name() { echo "stacklab-$BENCH_ID-$(tr -c 'a-zA-Z0-9_.\n-' '-' <<<"$1" | sed 's/-*$//')"; }
 
-# session_start RUN ROW: fresh database, container up; sets CID and BOOT_MS
+# session_start RUN ROW: fresh database, container up; sets CID, APP_PID
+# (its main process: the sampler names the cgroup by it, without asking
+# the docker CLI during a window) and BOOT_MS; CASES_HERE counts the
+# windows this container has run
 session_start() {
   local row=$2
   CONTAINER=$(container_name "$row")
   DB_DIR="$WORK/db/$CONTAINER"
+  CASES_HERE=0
   CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://127.0.0.1:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT")
   # The manifest says how each row's container was confined (the last start).
   confine_record "$RUN_DIR" "$row" "$CONTAINER" || note "bench: could not record $row's confinement"
   BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
+  APP_PID=$(docker inspect -f '{{.State.Pid}}' "$CID")
 }
 
 stack_session() {
-  local run=$1 row=$2 dir="$RUN_DIR/raw/run-$1/$2" w mem_idle mem_after
-  mkdir -p "$dir"
+  local run=$1 row=$2 dir="$RUN_DIR/raw/run-$1/$2" w t0 windows=0 restarts=0
+  local mem_idle="$WORK/mem/$2.idle.jsonl" mem_after="$WORK/mem/$2.after.jsonl"
+  mkdir -p "$dir" "$WORK/mem"
+  rm -f "$mem_idle" "$mem_after"
+  t0=$(eta_now)
   if ! session_start "$run" "$row"; then
     fail_cases "$run" "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${WINDOWS[@]}"
-    stack_stop "$CONTAINER"
+    eta_done boot "$t0"
+    eta_timed stop stack_stop "$CONTAINER"
+    eta_row_done 0 0
     return 0
   fi
   local boot=$BOOT_MS
   if ! check_row "$row" "$dir"; then
     fail_cases "$run" "$row" "failed its checks (see verify.txt): its numbers would not be comparable" "${WINDOWS[@]}"
-    stack_stop "$CONTAINER"
+    eta_done boot "$t0"
+    eta_timed stop stack_stop "$CONTAINER"
+    eta_row_done 0 0
     return 0
   fi
-  mem_idle=$(cgroup_memory "$CID")
+  eta_done boot "$t0"
+  memory_read "$mem_idle"
   for w in "${WINDOWS[@]}"; do
     if ((WIN_FRESH[$w])) || ! container_running "$CONTAINER"; then
-      if ! session_start "$run" "$row"; then
+      ((CASES_HERE)) && memory_read "$mem_after"
+      restarts=$((restarts + 1))
+      if ! eta_timed restart session_start "$run" "$row"; then
         fail_cases "$run" "$row" "did not come back on $(ready_path "$(row_stack "$row")") after a restart" "$w"
         continue
       fi
     fi
     progress "$run" "$row" "$w"
-    run_case "$run" "$row" "$w" "$dir"
+    eta_timed window run_case "$run" "$row" "$w" "$dir"
+    windows=$((windows + 1)) CASES_HERE=$((CASES_HERE + 1))
+    [[ -s "$dir/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
     WINDOWS_DONE=$((WINDOWS_DONE + 1))
     sampler_check "$run" "$row" "$w" "$dir"
   done
-  mem_after=$(cgroup_memory "$CID")
-  lab_tool record resources "$dir/resources.json" --boot-ms "$boot" --memory-idle "$mem_idle" --memory-after "$mem_after"
-  stack_stop_graceful "$CONTAINER"
+  ((CASES_HERE)) && container_running "$CONTAINER" && memory_read "$mem_after"
+  local memory=()
+  [[ -s "$mem_idle" && -s "$mem_after" ]] && memory=(--memory-idle-file "$mem_idle" --memory-after-file "$mem_after")
+  lab_tool record resources "$dir/resources.json" --boot-ms "$boot" "${memory[@]}"
+  eta_timed stop stack_stop_graceful "$CONTAINER"
+  eta_row_done "$windows" "$restarts"
+}
+
+# eta_row_done WINDOWS RESTARTS: a row is over; the windows and planned
+# restarts it did not get to will not happen
+eta_row_done() {
+  local w fresh=0
+  for w in "${WINDOWS[@]}"; do ((WIN_FRESH[$w])) && fresh=$((fresh + 1)); done
+  (($1 < ${#WINDOWS[@]})) && eta_skip window $((${#WINDOWS[@]} - $1))
+  (($2 < fresh)) && eta_skip restart $((fresh - $2))
+  return 0
 }
 
 # check_row ROW DIR: before any window counts, APP.md's checks for a lab
@@ -187,27 +210,58 @@ sampler_check() {
   local run=$1 row=$2 w=$3 dir=$4
   ((SAMPLER)) && [[ "$w" == "$SAMPLER_CHECK" && "$row" == "$(run_order "$run" | head -n1)" ]] || return 0
   container_running "$CONTAINER" || return 0
-  local saved=$SAMPLER
+  local saved=$SAMPLER t0
+  t0=$(eta_now)
   SAMPLER=0
   note "bench: run $run · $row $w again without the cgroup sampler (its cost)"
   oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
   window_start "$dir/$w.nosampler.json" "$DURATION" "$WORK/plan/$w.oha"
   window_finish "$BG_PID" "$dir/$w.nosampler.json" || true
   SAMPLER=$saved
+  eta_done sampler "$t0"
 }
 
-SAMPLER_PID=""
+# sampler_interval: 100 ms, longer for long windows: about 75 samples a
+# window at most (the sampler shares the load generator's CPUs)
+sampler_interval() {
+  local ms=$((DURATION * 1000 / 75))
+  echo "$((ms < 100 ? 100 : ms))ms"
+}
+
+# sampler_run OUT: the sampler on the load generator's CPUs, its own CPU
+# time to OUT.time (what watching costs, measured rather than inferred)
+sampler_run() {
+  (
+    TIMEFORMAT='%3U %3S %3R'
+    time taskset -c "$LOADGEN_CPUS" "$(lab_tool_path cgsample)" --pid "$APP_PID" --interval "$(sampler_interval)" \
+      --out "$1" 2>>"$WORK/cgsample.log"
+  ) 2>"$1.time"
+}
+
+SAMPLER_PID="" SAMPLER_OUT=""
 sampler_start() {
   ((SAMPLER)) || return 0
-  in_background taskset -c "$LOADGEN_CPUS" "$(lab_tool_path cgsample)" --container "$CID" --interval 100ms --out "$1" 2>>"$WORK/cgsample.log"
-  SAMPLER_PID=$BG_PID
+  in_background sampler_run "$1"
+  SAMPLER_PID=$BG_PID SAMPLER_OUT=$1
 }
 
+# kill_leaves PID: TERM the processes at the bottom of PID's tree only (the
+# sampler itself, not the subshells around it, so that `time` reports)
+kill_leaves() {
+  local child children
+  children=$(pgrep -P "$1" 2>/dev/null) || { kill -TERM "$1" 2>/dev/null || true; return 0; }
+  for child in $children; do kill_leaves "$child"; done
+}
+
+# sampler_stop: TERM the sampler, then its CPU time into <window>.sampler.json
 sampler_stop() {
   [[ -n "$SAMPLER_PID" ]] || return 0
-  kill -TERM "$SAMPLER_PID" 2>/dev/null || true
+  local child
+  for child in $(pgrep -P "$SAMPLER_PID" 2>/dev/null); do kill_leaves "$child"; done
   finish_background "$SAMPLER_PID" 2>/dev/null || true
-  SAMPLER_PID=""
+  lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "$LOADGEN_CPUS" 2>/dev/null || true
+  rm -f "$SAMPLER_OUT.time"
+  SAMPLER_PID="" SAMPLER_OUT=""
 }
 
 # The mock upstream runs for the whole bench on its own CPUs.

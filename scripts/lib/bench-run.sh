@@ -142,21 +142,22 @@ run_order() {
 }
 
 WINDOWS_DONE=0
-progress() { # progress RUN ROW WINDOW: one line, with the time left
-  local total=$((RUNS * ${#ROWS[@]} * ${#WINDOWS[@]})) left
-  left=$(((total - WINDOWS_DONE) * (WARMUP + DURATION + 2)))
-  note "bench: run $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $((left / 60))m$(printf '%02d' $((left % 60)))s left"
+progress() { # progress RUN ROW WINDOW: one line, with the time left (bench-eta.sh)
+  local total=$((RUNS * ${#ROWS[@]} * ${#WINDOWS[@]}))
+  eta_mark
+  note "bench: run $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$ETA_NOW_S") left"
 }
 
 bench_main() {
   local run attempt quiet_json
   # How often a run that was not quiet is redone; tests set it for quick.
   MAX_REDO=${LAB_MAX_REDO:-$MAX_REDO}
+  eta_start
   ((NEEDS_UPSTREAM)) && upstream_start
   for ((run = 1; run <= RUNS; run++)); do
     attempt=0
     while true; do
-      quiet_wait
+      eta_timed quiet quiet_wait
       quiet_json="$WORK/run-$run.quiet.json"
       quiet_watch_start "$quiet_json"
       bench_run "$run"
@@ -168,6 +169,7 @@ bench_main() {
         mv "$RUN_DIR/raw/run-$run" "$RUN_DIR/raw/discarded/run-$run-attempt-$attempt"
         lab_tool record run "$RUN_DIR" "$run" --discarded "$quiet_json"
         WINDOWS_DONE=$((WINDOWS_DONE - ${#ROWS[@]} * ${#WINDOWS[@]}))
+        eta_add_runs 1
         continue
       fi
       local evidence=()
@@ -182,13 +184,14 @@ bench_main() {
 bench_run() {
   local run=$1 row
   mkdir -p "$RUN_DIR/raw/run-$run"
-  upstream_ceilings "$run"
+  ((${ETA_PER_RUN[ceilings]:-0})) && eta_timed ceilings upstream_ceilings "$run"
   while read -r row; do
     stack_session "$run" "$row"
   done < <(run_order "$run")
 }
 
 bench_finish() {
+  eta_finish
   lab_tool record finish "$RUN_DIR"
   FINISHED=1
   local rc=0
