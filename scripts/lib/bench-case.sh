@@ -37,14 +37,20 @@ plan_windows() {
 
 # oha_window OUT SECONDS ARGS_FILE: oha pinned to the load generator's CPUs
 # with the window's arguments, JSON to OUT, its CPU time to OUT.time;
-# in-flight requests at the deadline are waited for and counted (-w).
+# in-flight requests at the deadline are waited for and counted (-w). A
+# request unanswered after REQUEST_TIMEOUT_S is an error ("timeout" in oha's
+# errorDistribution, so the window fails its gate) rather than a window that
+# never ends; a generator still running WINDOW_GRACE_S past the deadline is
+# stopped, and the window fails.
+REQUEST_TIMEOUT_S=${LAB_REQUEST_TIMEOUT_S:-30}
+WINDOW_GRACE_S=${LAB_WINDOW_GRACE_S:-$((REQUEST_TIMEOUT_S + 30))}
 oha_window() {
   local out=$1 secs=$2 args=()
   mapfile -d '' -t args <"$3"
   (
     TIMEFORMAT='%3U %3S %3R'
-    time taskset -c "$LOADGEN_CPUS" oha --no-tui --output-format json --disable-compression -w -z "${secs}s" \
-      "${args[@]}" >"$out" 2>"$out.stderr"
+    time timeout -k 5 "$((secs + WINDOW_GRACE_S))" taskset -c "$LOADGEN_CPUS" oha --no-tui --output-format json \
+      --disable-compression -w -z "${secs}s" -t "${REQUEST_TIMEOUT_S}s" "${args[@]}" >"$out" 2>"$out.stderr"
   ) 2>"$out.time"
 }
 
@@ -57,7 +63,7 @@ window_start() { in_background oha_window "$@"; }
 window_finish() {
   local rc=0 out=$2
   finish_background "$1" || rc=$?
-  lab_tool record loadgen "${out%.json}.loadgen.json" --time "$out.time" --cpus "$LOADGEN_CPUS" || rc=1
+  lab_tool record loadgen "${out%.json}.loadgen.json" --time "$out.time" --cpus "$LOADGEN_CPUS" || ((rc)) || rc=1
   rm -f "$out.time"
   [[ -s "$out.stderr" ]] || rm -f "$out.stderr"
   return "$rc"
@@ -197,6 +203,8 @@ run_case() {
   fi
   if ! container_running "$CONTAINER"; then
     fail_cases "$run" "$row" "the container exited during the window ($(docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$CONTAINER" 2>/dev/null))" "$w"
+  elif ((oha_rc == 124 || oha_rc == 137)); then
+    fail_cases "$run" "$row" "oha was still waiting for answers ${WINDOW_GRACE_S} s after the window's end: the stack stopped answering some requests" "$w"
   elif ((oha_rc != 0)) || [[ ! -s "$dir/$w.json" ]]; then
     fail_cases "$run" "$row" "oha exited with status $oha_rc (see $w.json.stderr)" "$w"
   fi
