@@ -103,6 +103,7 @@ async fn connect(cfg: &config::Database) -> std::result::Result<DatabaseConnecti
         .connect_timeout(Duration::from_millis(cfg.connect_timeout))
         .idle_timeout(Duration::from_millis(cfg.idle_timeout))
         .sqlx_logging(cfg.enable_logging)
+        .test_before_acquire(false)
         .map_sqlx_sqlite_opts(|o| {
             o.journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)

@@ -7,6 +7,10 @@ use loco_rs::cli;
 use migration::Migrator;
 use stacklab_loco::app::{self, App};
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// CPUs given by the lab (LAB_CPUS), else the CPUs this process may run on.
 fn cpus() -> usize {
     match env::var("LAB_CPUS") {
