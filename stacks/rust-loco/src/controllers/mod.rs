@@ -1,0 +1,4 @@
+pub mod bench;
+pub mod fallback;
+pub mod home;
+pub mod items;

@@ -1,0 +1,2 @@
+pub mod upstream;
+pub mod view_engine;

@@ -1,0 +1,5 @@
+pub mod app;
+pub mod controllers;
+pub mod initializers;
+pub mod models;
+pub mod views;

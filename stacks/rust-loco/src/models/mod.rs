@@ -1,0 +1,4 @@
+pub mod _entities;
+pub mod bench_events;
+pub mod items;
+pub mod pragmas;
