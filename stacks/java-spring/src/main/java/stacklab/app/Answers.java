@@ -6,9 +6,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
- * The JSON answers, one record each. Keys come out in APP.md's order: the
- * order is spelled out with @JsonPropertyOrder rather than left to Jackson's
- * defaults, which Jackson 3 changed (it sorts properties alphabetically).
+ * The JSON answers, one record each. Keys come out in APP.md's order, spelled
+ * out with @JsonPropertyOrder rather than left to Jackson's defaults: Jackson
+ * 3 sorts a class's properties alphabetically, and only records keep their
+ * declaration order.
  */
 final class Answers {
 

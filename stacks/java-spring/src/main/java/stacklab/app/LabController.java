@@ -1,6 +1,5 @@
 package stacklab.app;
 
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.springframework.http.HttpStatus;

@@ -86,11 +86,6 @@ public class Store {
         });
     }
 
-    /** PRAGMA compile_options, logged once at start (the sqliteinfo facts). */
-    public List<String> compileOptions() {
-        return jdbc.queryForList("PRAGMA compile_options", String.class);
-    }
-
     private static String text(Statement st, String pragma) throws SQLException {
         try (ResultSet rs = st.executeQuery("PRAGMA " + pragma)) {
             rs.next();

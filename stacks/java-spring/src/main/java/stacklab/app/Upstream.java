@@ -25,7 +25,8 @@ import org.springframework.stereotype.Component;
  * The one HTTP client of the process, for /bench/upstream: Apache
  * HttpClient 5's async client (the version Spring Boot manages), one
  * non-blocking I/O thread per CPU, a keep-alive pool of up to 1024
- * connections (its default of 25 per route would cap 512 calls in flight).
+ * connections (its defaults, 5 per route and 25 in all, would cap 512 calls
+ * in flight at 50 req/s).
  * The body is read whole (SimpleHttpResponse), so every connection goes
  * back to the pool. Why not the JDK's java.net.http client, which needs no
  * dependency: see README, Optimizing.
