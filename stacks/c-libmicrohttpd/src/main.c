@@ -1,6 +1,6 @@
 /* c-libmicrohttpd: the lab app (APP.md) on GNU libmicrohttpd and SQLite.
  *
- * HTTP I/O runs on MHD's internal epoll thread(s), one per CPU. Those
+ * HTTP I/O runs on MHD's internal poll() thread(s), one per CPU. Those
  * threads never touch SQLite or wait on the upstream: a route that needs
  * either suspends its connection and hands the request to a worker pool
  * (db.c) or to the upstream client's thread (upstream.c), which resume it
@@ -292,8 +292,17 @@ int main(void)
 	if (!up)
 		die("%s", err);
 
+	/* poll(), not epoll: 0.9.75's epoll loop (MHD_epoll in daemon.c)
+	 * calls epoll_wait again whenever one call returned exactly
+	 * MAX_EVENTS (128) events, with the timeout it computed before the
+	 * first call: -1 here (no connection timeout). When exactly 128
+	 * connections turn readable at once, as 128 keep-alive writers do
+	 * after a burst of answers, the thread blocks in that second call
+	 * with the 128 requests collected but unprocessed, until some other
+	 * event (a new connection) arrives: the sweep's hang at 128 writers
+	 * (README, "Found by the lab"). MHD's poll loop waits once per turn. */
 	struct MHD_Daemon *d = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)port, NULL,
+		MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME, (uint16_t)port, NULL,
 		NULL, handle, NULL, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_CONNECTION_LIMIT,
 		conn_limit, MHD_OPTION_LISTEN_BACKLOG_SIZE, 4096u, MHD_OPTION_THREAD_POOL_SIZE,
 		(unsigned)(io_threads > 1 ? io_threads : 0), MHD_OPTION_END);
