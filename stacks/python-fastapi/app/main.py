@@ -3,7 +3,6 @@
 import asyncio
 import inspect
 import os
-import sys
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,6 +19,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse  # noqa: E402
 from fastapi.templating import Jinja2Templates  # noqa: E402
 
 from .db import connection  # noqa: E402
+from .settings import SQLITE_READS, UPSTREAM_CLIENT  # noqa: E402
 
 UPSTREAM_URL = os.environ.get("UPSTREAM_URL", "http://127.0.0.1:9090")
 DELAY_URL = UPSTREAM_URL.rstrip("/") + "/delay?ms=100"
@@ -29,18 +29,6 @@ PAYLOAD = "stacklab-bench-event-" + "x" * 179  # 200 ASCII bytes
 # httpx's 100 with 20 kept alive: 1,000 req/s at 100 ms a call).
 UPSTREAM_POOL = 1024
 
-
-def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = os.environ.get(name, "") or default
-    if value not in choices:
-        sys.exit(f"python-fastapi: {name}={value!r} is not one of {', '.join(choices)}")
-    return value
-
-
-# Switches for a study's variants; the defaults are the measured best
-# (README.md, "Optimizing").
-UPSTREAM_CLIENT = env_choice("UPSTREAM_CLIENT", "aiohttp", ("aiohttp", "httpx"))
-SQLITE_READS = env_choice("SQLITE_READS", "loop", ("loop", "threads"))
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 

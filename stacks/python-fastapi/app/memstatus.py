@@ -15,8 +15,9 @@ variant to measure the difference.
 """
 
 import ctypes
-import os
 import sys
+
+from .settings import SQLITE_MEMSTATUS
 
 SQLITE_OK = 0
 SQLITE_CONFIG_MEMSTATUS = 9
@@ -30,15 +31,11 @@ _lib.sqlite3_status64.argtypes = (
     ctypes.c_int,
 )
 
-WANTED = os.environ.get("SQLITE_MEMSTATUS", "") or "0"
-if WANTED not in ("0", "1"):
-    sys.exit(f"python-fastapi: SQLITE_MEMSTATUS={WANTED!r} is not 0 or 1")
-
 if "sqlite3" in sys.modules or "_sqlite3" in sys.modules:
     # Too late: SQLite is initialised and sqlite3_config would be refused.
     sys.exit("python-fastapi: app.memstatus must be imported before sqlite3")
 
-if WANTED == "0":
+if SQLITE_MEMSTATUS == "0":
     # sqlite3_config is variadic; ctypes passes the int as an int.
     rc = _lib.sqlite3_config(SQLITE_CONFIG_MEMSTATUS, ctypes.c_int(0))
     if rc != SQLITE_OK:
