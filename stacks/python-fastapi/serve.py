@@ -10,6 +10,10 @@ import sys
 
 import uvicorn
 
+# The variant switches, checked here in the supervisor before any worker
+# starts (a worker that exits on a bad value would be restarted forever).
+import app.settings  # noqa: F401
+
 
 def env_int(name: str, default: int) -> int:
     raw = os.environ.get(name, "")

@@ -1,13 +1,18 @@
 """SQLite access: one connection per thread, set up with the lab's pragmas.
 
-FastAPI runs plain `def` endpoints in its thread pool, so each pool thread
-opens its own connection on first use (sqlite3 connections must not be
-shared between threads) and keeps it for the life of the worker.
+Each thread that asks opens its own connection on first use (sqlite3
+connections must not be shared between threads) and keeps it for the life
+of the worker: the event loop's thread for the read routes, and each of
+AnyIO's pool threads for the writes (and for the reads too when
+SQLITE_READS=threads).
 """
 
 import os
-import sqlite3
 import threading
+
+from . import memstatus  # noqa: F401  (before sqlite3: SQLite's memory statistics off)
+
+import sqlite3  # noqa: E402
 
 DATABASE_PATH = os.environ.get("DATABASE_PATH", "/data/app.db")
 

@@ -1,20 +1,34 @@
 """The lab app (shared/design/APP.md) on FastAPI."""
 
+import asyncio
+import inspect
 import os
-import sqlite3
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import httpx
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
-from fastapi.templating import Jinja2Templates
+# First, before anything imports sqlite3: SQLite's memory statistics off.
+from . import memstatus  # noqa: F401
 
-from .db import connection
+import sqlite3  # noqa: E402
+
+import aiohttp  # noqa: E402
+import httpx  # noqa: E402
+from fastapi import FastAPI, Request  # noqa: E402
+from fastapi.responses import JSONResponse, PlainTextResponse  # noqa: E402
+from fastapi.templating import Jinja2Templates  # noqa: E402
+
+from .db import connection  # noqa: E402
+from .settings import SQLITE_READS, UPSTREAM_CLIENT  # noqa: E402
 
 UPSTREAM_URL = os.environ.get("UPSTREAM_URL", "http://127.0.0.1:9090")
+DELAY_URL = UPSTREAM_URL.rstrip("/") + "/delay?ms=100"
 PAYLOAD = "stacklab-bench-event-" + "x" * 179  # 200 ASCII bytes
+# The upstream pool: 1024 connections, twice the io study's 512 in flight, so
+# the client's configuration is never the limit (aiohttp's default is 100,
+# httpx's 100 with 20 kept alive: 1,000 req/s at 100 ms a call).
+UPSTREAM_POOL = 1024
+
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
@@ -22,14 +36,18 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 @asynccontextmanager
 async def lifespan(app: FastAPI):
     # One keep-alive client per worker process, shared by every request.
-    # httpx's default pool (100 connections) would cap the upstream case at
-    # 100 requests per 100 ms; the io study drives 512 connections.
-    limits = httpx.Limits(max_connections=1024, max_keepalive_connections=1024)
-    async with httpx.AsyncClient(
-        base_url=UPSTREAM_URL, limits=limits, timeout=10.0, trust_env=False
-    ) as client:
-        app.state.upstream = client
-        yield
+    if UPSTREAM_CLIENT == "aiohttp":
+        connector = aiohttp.TCPConnector(limit=UPSTREAM_POOL)
+        async with aiohttp.ClientSession(
+            connector=connector, timeout=aiohttp.ClientTimeout(total=10), trust_env=False
+        ) as session:
+            app.state.upstream = session
+            yield
+    else:
+        limits = httpx.Limits(max_connections=UPSTREAM_POOL, max_keepalive_connections=UPSTREAM_POOL)
+        async with httpx.AsyncClient(limits=limits, timeout=10.0, trust_env=False) as client:
+            app.state.upstream = client
+            yield
 
 
 # No /docs, /redoc or /openapi.json in production: the contract's "anything
@@ -54,33 +72,69 @@ def newest_items(conn: sqlite3.Connection) -> list[dict]:
     return [{"id": r[0], "title": r[1], "created_at": r[2]} for r in rows]
 
 
-@app.get("/items")
+def read_route(path: str, **kwargs):
+    """Register a SQLite read route. A read of this size (an index walk of 20
+    rows) takes tens of microseconds, less than the hand-off to AnyIO's
+    thread pool and back, so it runs on the event loop as a plain call
+    (SQLITE_READS=loop, the default). SQLITE_READS=threads registers the same
+    function as a `def` route, which FastAPI runs in the thread pool."""
+
+    def register(fn):
+        if SQLITE_READS == "threads":
+            return app.get(path, **kwargs)(fn)
+
+        async def on_loop(*args, **kw):
+            return fn(*args, **kw)
+
+        on_loop.__name__ = fn.__name__
+        on_loop.__signature__ = inspect.signature(fn)
+        app.get(path, **kwargs)(on_loop)
+        return fn
+
+    return register
+
+
+@read_route("/items")
 def items():
     return {"items": newest_items(connection())}
 
 
-@app.get("/page")
+@read_route("/page")
 def page(request: Request):
     return templates.TemplateResponse(
         request, "page.html", {"items": newest_items(connection())}
     )
 
 
+async def upstream_aiohttp(session: aiohttp.ClientSession) -> int:
+    async with session.get(DELAY_URL) as r:
+        await r.read()
+        return r.status
+
+
+async def upstream_httpx(client: httpx.AsyncClient) -> int:
+    r = await client.get(DELAY_URL)
+    return r.status_code
+
+
+UPSTREAM_ERRORS = (aiohttp.ClientError, httpx.HTTPError, asyncio.TimeoutError, OSError)
+
+
 @app.get("/bench/upstream")
 async def bench_upstream(request: Request):
-    client: httpx.AsyncClient = request.app.state.upstream
+    call = upstream_aiohttp if UPSTREAM_CLIENT == "aiohttp" else upstream_httpx
     try:
-        r = await client.get("/delay", params={"ms": 100})
-    except httpx.HTTPError as e:
+        status = await call(request.app.state.upstream)
+    except UPSTREAM_ERRORS as e:
         return JSONResponse(
             {"ok": False, "error": f"{type(e).__name__}: {e}"}, status_code=502
         )
-    if r.status_code != 200:
+    if status != 200:
         return JSONResponse(
-            {"ok": False, "error": f"upstream answered {r.status_code}"},
+            {"ok": False, "error": f"upstream answered {status}"},
             status_code=502,
         )
-    return {"ok": True, "upstream": r.status_code}
+    return {"ok": True, "upstream": status}
 
 
 @app.post("/bench/write")
@@ -105,7 +159,7 @@ def bench_write():
     return {"ok": True, "id": cur.lastrowid}
 
 
-@app.get("/bench/read")
+@read_route("/bench/read")
 def bench_read():
     conn = connection()
     # One read transaction: the count and the rows come from one snapshot.
@@ -135,7 +189,7 @@ PRAGMA_NAMES = (
 )
 
 
-@app.get("/bench/pragmas")
+@read_route("/bench/pragmas")
 def bench_pragmas():
     conn = connection()
     return {name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in PRAGMA_NAMES}
