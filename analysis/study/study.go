@@ -107,8 +107,8 @@ type Case struct {
 	Mix  []MixEntry
 }
 
-// Companion is a second load during the window (the capped writers of
-// read-under-writes).
+// Companion is a second load during the window (e.g. writers capped at a
+// rate while the case's own requests read).
 type Companion struct {
 	Method      string
 	Path        string
@@ -754,76 +754,53 @@ func checkPath(p string) error {
 
 // intList reads a whole number or a non-empty list of them, each 1 to 100,000.
 func intList(v any) ([]int, error) {
-	if v == nil {
-		return nil, nil
-	}
-	one := func(x any) (int, error) {
+	return oneOrList(v, "an empty list: leave the key out for the default", func(x any) (int, error) {
 		n, ok := x.(int64)
 		if !ok || n < 1 || n > 100000 {
 			return 0, fmt.Errorf("want a whole number from 1 to 100000, or a list of them (got %v)", x)
 		}
 		return int(n), nil
-	}
-	if list, ok := v.([]any); ok {
-		if len(list) == 0 {
-			return nil, errors.New("an empty list: leave the key out for the default")
-		}
-		var out []int
-		for _, x := range list {
-			n, err := one(x)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, n)
-		}
-		return out, nil
-	}
-	n, err := one(v)
-	if err != nil {
-		return nil, err
-	}
-	return []int{n}, nil
+	})
 }
 
 // numList reads a rate above 0 or a non-empty list of them.
 func numList(v any) ([]float64, error) {
-	if v == nil {
-		return nil, nil
-	}
-	one := func(x any) (float64, error) {
+	return oneOrList(v, "an empty list: leave the key out for a closed loop", func(x any) (float64, error) {
 		var f float64
 		switch n := x.(type) {
 		case int64:
 			f = float64(n)
 		case float64:
 			f = n
-		default:
-			return 0, fmt.Errorf("want a rate in req/s above 0, or a list of them (got %v)", x)
 		}
 		if !(f > 0) || math.IsInf(f, 0) || f > 1e7 {
 			return 0, fmt.Errorf("want a rate in req/s above 0, or a list of them (got %v)", x)
 		}
 		return f, nil
+	})
+}
+
+// oneOrList reads a TOML value that is one item or a non-empty list of
+// them, each checked by one; nil for an absent key.
+func oneOrList[T any](v any, empty string, one func(any) (T, error)) ([]T, error) {
+	if v == nil {
+		return nil, nil
 	}
-	if list, ok := v.([]any); ok {
-		if len(list) == 0 {
-			return nil, errors.New("an empty list: leave the key out for a closed loop")
+	list, isList := v.([]any)
+	if !isList {
+		list = []any{v}
+	} else if len(list) == 0 {
+		return nil, errors.New(empty)
+	}
+	out := make([]T, 0, len(list))
+	for _, x := range list {
+		t, err := one(x)
+		if err != nil {
+			return nil, err
 		}
-		var out []float64
-		for _, x := range list {
-			f, err := one(x)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, f)
-		}
-		return out, nil
+		out = append(out, t)
 	}
-	f, err := one(v)
-	if err != nil {
-		return nil, err
-	}
-	return []float64{f}, nil
+	return out, nil
 }
 
 func firstDup(xs []int) string {

@@ -123,16 +123,16 @@ type Row struct {
 	// CPUPerReq is the app's CPU time per good answer in µs (cpu.go);
 	// nil when no run has a timeline with CPU figures.
 	CPUPerReq *stat.Range `json:"cpu_us_per_request,omitempty"`
-	// RowsMatch holds, per run, "rows = 2xx" for write cases: the row count
-	// the database gained against the 2xx answers.
+	// RowsCheck holds, per run, for a case with a rows check: the rows its
+	// table gained against the good answers.
 	RowsCheck []RowsCheck `json:"rows_check,omitempty"`
-	// Writers is the capped writers' 2xx rate (read-under-writes).
+	// Writers is the case's companion load's 2xx rate.
 	Writers *stat.Range `json:"writers_req_per_sec,omitempty"`
 	// Throttled is throttled periods ÷ periods over the window (quota mode).
 	Throttled *stat.Range `json:"throttled_share,omitempty"`
-	// VsAlone is, for read-under-writes, the ratio of this rate to the same
-	// stack's read alone, taken within each run.
-	VsAlone *stat.Range `json:"vs_read_alone,omitempty"`
+	// VsAlone is, for a case read against another (its Alone), the ratio of
+	// this rate to the same stack's rate in that case, within each run.
+	VsAlone *stat.Range `json:"vs_alone,omitempty"`
 	// Failed lists the runs whose window failed a gate or was not measured.
 	Failed []int `json:"failed_runs,omitempty"`
 }
@@ -256,7 +256,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 		}
 	}
 	s.sortFailures()
-	s.relateReads()
+	s.relateAlone()
 	s.Resources = resources(f)
 	s.SamplerCost = samplerCost(f)
 	s.Spread = spreads(s.Sections)
@@ -350,15 +350,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		rps = append(rps, v)
 		row.PerRun = append(row.PerRun, ptr(v))
 		vals = append(vals, v)
-		if x, ok := res.Percentile("p50"); ok {
-			p50 = append(p50, x*1000)
-		}
-		if x, ok := res.Percentile("p99"); ok {
-			p99 = append(p99, x*1000)
-			row.P99PerRun = append(row.P99PerRun, ptr(x*1000))
-		} else {
-			row.P99PerRun = append(row.P99PerRun, nil)
-		}
+		row.addLatency(res, &p50, &p99)
 		row.Cut += res.DeadlineAborts()
 		answers += res.GoodWith(c.Good)
 		if us, ok := cpuPerRequest(win, res.GoodWith(c.Good)); ok {
@@ -400,6 +392,21 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		row.Writers = &wr
 	}
 	return row, vals
+}
+
+// addLatency adds one run's p50 and p99 (ms) to the lists the row's cells
+// are taken from, and its p99 to the row's per-run values (nil when oha
+// wrote none).
+func (row *Row) addLatency(res *oha.Result, p50, p99 *[]float64) {
+	if x, ok := res.Percentile("p50"); ok {
+		*p50 = append(*p50, x*1000)
+	}
+	if x, ok := res.Percentile("p99"); ok {
+		*p99 = append(*p99, x*1000)
+		row.P99PerRun = append(row.P99PerRun, ptr(x*1000))
+	} else {
+		row.P99PerRun = append(row.P99PerRun, nil)
+	}
 }
 
 // gate applies the correctness gates to one oha result of a window: an
@@ -460,15 +467,7 @@ func (s *Summary) ceiling(f *results.Folder, w study.Window) *Row {
 		v := res.GoodPerSec()
 		rps = append(rps, v)
 		row.PerRun = append(row.PerRun, ptr(v))
-		if x, ok := res.Percentile("p50"); ok {
-			p50 = append(p50, x*1000)
-		}
-		if x, ok := res.Percentile("p99"); ok {
-			p99 = append(p99, x*1000)
-			row.P99PerRun = append(row.P99PerRun, ptr(x*1000))
-		} else {
-			row.P99PerRun = append(row.P99PerRun, nil)
-		}
+		row.addLatency(res, &p50, &p99)
 		s.ceilingGate(&row, r.N, w, res)
 		row.Cut += res.DeadlineAborts()
 		if lg != nil {
@@ -559,8 +558,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// relateReads sets VsAlone of each case read against another (its Alone).
-func (s *Summary) relateReads() {
+// relateAlone sets VsAlone of each case read against another (its Alone).
+func (s *Summary) relateAlone() {
 	tables := map[string]*CaseTable{}
 	for i := range s.Sections {
 		for j := range s.Sections[i].Cases {
