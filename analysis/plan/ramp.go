@@ -167,7 +167,8 @@ func vegetaArgs(path string, args []string, out io.Writer) error {
 	a := []string{"attack", "-format", "json", "-targets", *file,
 		"-rate", fmt.Sprintf("%d/10s", per10), "-duration", strconv.FormatFloat(*secs, 'f', -1, 64) + "s",
 		"-timeout", strconv.FormatFloat(c.Ramp.TimeoutS, 'f', -1, 64) + "s",
-		"-max-body", "0", "-keepalive=true", "-http2=false", "-redirects", "-1"}
+		"-max-body", "0", "-keepalive=true", "-http2=false", "-redirects", "-1",
+		"-max-connections", strconv.Itoa(c.Ramp.Connections)}
 	for _, s := range a {
 		fmt.Fprint(out, s+"\x00")
 	}

@@ -42,7 +42,7 @@ const (
 	// Errors: an answer the case does not accept, or no answer.
 	Errors Kind = "errors"
 	// Generator: the generator could not hold the rate or was saturated;
-	// the step says nothing about the stack, and the ramp stops there.
+	// the step says nothing about the stack, and the ramp looks below it.
 	Generator Kind = "generator"
 )
 
@@ -145,18 +145,21 @@ func (s Step) Sent() int64 {
 }
 
 // State is what the steps so far say: the highest rate that passed, the
-// lowest that failed (the stack's fault), and the first step the
+// lowest that failed (the stack's fault), and the lowest rate the
 // generator could not drive.
 type State struct {
 	Pass, Fail float64 // 0 and +Inf when none
 	PassStep   int     // index into the steps of the passing step at Pass; -1 none
-	Generator  int     // index of the first generator-judged step; -1 none
-	Verdicts   []Verdict
+	// GenCap is the lowest rate of a step judged the generator's (+Inf
+	// when none), Generator that step's index (-1 when none).
+	GenCap    float64
+	Generator int
+	Verdicts  []Verdict
 }
 
 // Read judges every step.
 func Read(c *study.Case, steps []Step) State {
-	st := State{Fail: math.Inf(1), PassStep: -1, Generator: -1}
+	st := State{Fail: math.Inf(1), PassStep: -1, GenCap: math.Inf(1), Generator: -1}
 	for i, s := range steps {
 		v := Judge(c, s)
 		st.Verdicts = append(st.Verdicts, v)
@@ -166,14 +169,25 @@ func Read(c *study.Case, steps []Step) State {
 				st.Pass, st.PassStep = s.Rate, i
 			}
 		case Generator:
-			if st.Generator < 0 {
-				st.Generator = i
+			if s.Rate < st.GenCap {
+				st.GenCap, st.Generator = s.Rate, i
 			}
 		default:
 			st.Fail = math.Min(st.Fail, s.Rate)
 		}
 	}
 	return st
+}
+
+// upper is the lower end of what bounds the search from above: the
+// stack's lowest fail or the generator's lowest cap.
+func (st State) upper() float64 { return math.Min(st.Fail, st.GenCap) }
+
+// capped says the generator, not the stack, bounds the search.
+func (st State) capped() bool { return st.GenCap <= st.Fail && !math.IsInf(st.GenCap, 1) }
+
+func (st State) genWords(steps []Step) string {
+	return fmt.Sprintf("step %d: %s", steps[st.Generator].N, st.Verdicts[st.Generator].Reason)
 }
 
 // Next is the ramp's next move: a rate to measure, or a stop and why.
@@ -185,8 +199,9 @@ type Next struct {
 
 // Decide picks the next step from the steps so far: geometric growth from
 // the start until a step fails, then bisection between the highest pass
-// and the lowest fail until they are within the study's resolution; a
-// step the generator could not drive stops the ramp.
+// and the lowest fail until they are within the study's resolution. A
+// step the generator could not drive bounds the bisection as a fail does,
+// so the ramp still looks below it for a rate at which the stack fails.
 func Decide(c *study.Case, steps []Step) Next {
 	r := c.Ramp
 	if len(steps) == 0 {
@@ -194,28 +209,30 @@ func Decide(c *study.Case, steps []Step) Next {
 	}
 	st := Read(c, steps)
 	last := steps[len(steps)-1]
+	up := st.upper()
 	switch {
-	case st.Generator >= 0:
-		return Next{Stop: true, Reason: "step " + fmt.Sprint(steps[st.Generator].N) + ": " + st.Verdicts[st.Generator].Reason}
 	case len(steps) >= r.MaxSteps:
 		return Next{Stop: true, Reason: fmt.Sprintf("%d steps, the study's max_steps", len(steps))}
-	case math.IsInf(st.Fail, 1):
+	case math.IsInf(up, 1):
 		if last.Rate >= r.MaxRate {
 			return Next{Stop: true, Reason: fmt.Sprintf("passed at max_rate %s req/s without a failing step", fmtRate(r.MaxRate))}
 		}
 		return Next{Rate: math.Min(math.Round(st.Pass*r.Growth), r.MaxRate)}
 	case st.Pass == 0:
 		// Even the first step failed: walk down until one passes.
-		down := math.Floor(st.Fail / r.Growth)
+		down := math.Floor(up / r.Growth)
 		if down < 1 {
 			return Next{Stop: true, Reason: "failed at 1 req/s"}
 		}
 		return Next{Rate: down}
 	}
-	if st.Fail-st.Pass <= math.Max(1, r.Resolution*st.Pass) {
+	if up-st.Pass <= math.Max(1, r.Resolution*st.Pass) {
+		if st.capped() {
+			return Next{Stop: true, Reason: fmt.Sprintf("the generator's limit: %s req/s passed, and it could not drive %s (%s)", fmtRate(st.Pass), fmtRate(st.GenCap), st.genWords(steps))}
+		}
 		return Next{Stop: true, Reason: fmt.Sprintf("converged: %s req/s passed, %s failed", fmtRate(st.Pass), fmtRate(st.Fail))}
 	}
-	return Next{Rate: math.Round((st.Pass + st.Fail) / 2)}
+	return Next{Rate: math.Round((st.Pass + up) / 2)}
 }
 
 // Capacity is what a ramp shows: the highest rate that met the target, or
@@ -232,17 +249,19 @@ type Capacity struct {
 }
 
 // Of reads a finished ramp. A capacity is reported only when a step the
-// generator drove failed above it: a ramp the generator stopped, or one
-// that never failed, shows a floor, not a capacity.
+// generator drove failed above it, below any rate the generator could not
+// drive: a ramp the generator bounded, or one that never failed, shows a
+// floor, not a capacity.
 func Of(c *study.Case, steps []Step) Capacity {
 	st := Read(c, steps)
 	cp := Capacity{Step: -1, State: st}
 	switch {
 	case len(steps) == 0:
 		cp.Refused = "no step measured"
-	case st.Generator >= 0:
-		s := steps[st.Generator]
-		cp.Refused = fmt.Sprintf("generator-capped at %s req/s (step %d: %s)", fmtRate(s.Rate), s.N, st.Verdicts[st.Generator].Reason)
+	case st.capped() && st.Pass > 0:
+		cp.Refused = fmt.Sprintf("generator-capped at %s req/s (%s); %s req/s passed: a floor, not a capacity", fmtRate(st.GenCap), st.genWords(steps), fmtRate(st.Pass))
+	case st.capped():
+		cp.Refused = fmt.Sprintf("generator-capped at %s req/s (%s)", fmtRate(st.GenCap), st.genWords(steps))
 	case math.IsInf(st.Fail, 1):
 		cp.Refused = fmt.Sprintf("no step failed up to %s req/s: a floor, not a capacity", fmtRate(st.Pass))
 	case st.Pass == 0:

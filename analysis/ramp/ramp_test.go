@@ -109,26 +109,43 @@ func TestRampFindsCapacity(t *testing.T) {
 	}
 }
 
-// A ramp the generator cannot drive stops there, and no capacity is
-// reported: the stack was never shown to fail.
+// A step the generator cannot drive bounds the search like a fail: the
+// ramp bisects below it, and when the stack never failed below the
+// generator's limit no capacity is reported: the stack was never shown
+// to fail.
 func TestGeneratorCappedIsRefused(t *testing.T) {
 	c := capacityCase(t)
 	steps, stop := sim{capacity: 10000, genMax: 500}.run(t, c)
-	if got := rates(steps); got != "50 100 200 400 800" {
-		t.Errorf("rates %s: the ramp must stop at the step the generator could not hold", got)
+	if got := rates(steps); got != "50 100 200 400 800 600 500 550" {
+		t.Errorf("rates %s: the ramp must bisect below the steps the generator could not hold", got)
 	}
-	if !strings.Contains(stop.Reason, "could not hold 800 req/s") {
+	if !strings.HasPrefix(stop.Reason, "the generator's limit: 500 req/s passed, and it could not drive 550") {
 		t.Errorf("stop %q", stop.Reason)
 	}
 	cp := Of(c, steps)
-	if cp.Rate != 0 || !strings.HasPrefix(cp.Refused, "generator-capped at 800 req/s") {
+	if cp.Rate != 0 || !strings.HasPrefix(cp.Refused, "generator-capped at 550 req/s") || !strings.HasSuffix(cp.Refused, "500 req/s passed: a floor, not a capacity") {
 		t.Errorf("capacity %+v, want refused", cp)
 	}
-	// The same when the generator's CPU is saturated though it sent enough,
-	// and even when the stack's latency failed in that step.
-	steps, _ = sim{capacity: 300, genMax: 1e6, saturateAt: 400}.run(t, c)
+	// The same when the generator's CPU is saturated though it sent enough.
+	steps, _ = sim{capacity: 1e6, genMax: 1e6, saturateAt: 400}.run(t, c)
 	if cp := Of(c, steps); cp.Rate != 0 || !strings.Contains(cp.Refused, "saturated") {
 		t.Errorf("saturated: %+v, want refused", cp)
+	}
+	// A stack that fails at a rate the generator holds, below the rate it
+	// could not hold, has a capacity: the generator's step bounded the
+	// search, the stack's fail ended it.
+	steps, stop = sim{capacity: 5000, genMax: 6000}.run(t, c)
+	if got := rates(steps); got != "50 100 200 400 800 1600 3200 6400 4800 5600 5200" {
+		t.Errorf("rates %s", got)
+	}
+	if cp := Of(c, steps); cp.Rate != 4800 || cp.Refused != "" {
+		t.Errorf("capacity %+v (stop %q), want 4800 req/s", cp, stop.Reason)
+	}
+	// Saturated from 400 req/s on, with the stack failing above 300: the
+	// stack's fail at a rate the generator drove is its capacity.
+	steps, _ = sim{capacity: 300, genMax: 1e6, saturateAt: 400}.run(t, c)
+	if cp := Of(c, steps); cp.Rate != 300 {
+		t.Errorf("saturated above the stack's limit: %+v, want 300 req/s", cp)
 	}
 }
 

@@ -26,7 +26,7 @@ func capacityBlocks(s *summary.Summary) []block {
 		for _, l := range ct.Lanes {
 			lanes += fmt.Sprintf(" The %.0f%% of the mix that waits on the upstream (lane %s) ran as its own generator and is held to p99 ≤ %g ms (the target plus the wait); the p99 column is the rest's.", 100*l.Share, l.Name, l.TargetMs)
 		}
-		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail; a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) stops the ramp, and that run reports no capacity, because the stack was not the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s", ct.P99Ms, ct.ThinkS, lanes))
+		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail; a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s", ct.P99Ms, ct.ThinkS, lanes))
 		var refused []string
 		for _, r := range ct.Rows {
 			for _, n := range r.Refused {

@@ -32,6 +32,12 @@ type Ramp struct {
 	// have sent for the step to count: below it the generator could not
 	// hold the rate, and the step says nothing about the stack.
 	Hold float64
+	// Connections is the most connections each lane's generator opens
+	// (vegeta -max-connections); a request beyond them waits for one, and
+	// the wait counts in its latency. Without a bound, a generator that
+	// falls behind opens tens of thousands and the ports run out for the
+	// stacks that follow.
+	Connections int
 }
 
 // MixEntry is one request of a capacity case's mix, sent in proportion
@@ -51,7 +57,7 @@ type MixEntry struct {
 
 // Defaults of a [case.ramp] (studies/README.md).
 var rampDefaults = Ramp{P99Ms: 100, ThinkS: 3, Start: 50, Growth: 2, MaxRate: 100000,
-	Resolution: 0.1, MaxSteps: 20, TimeoutS: 5, Hold: 0.98}
+	Resolution: 0.1, MaxSteps: 20, TimeoutS: 5, Hold: 0.98, Connections: 1024}
 
 type rampShape struct {
 	P99Ms      any `toml:"p99_ms"`
@@ -63,6 +69,7 @@ type rampShape struct {
 	MaxSteps   any `toml:"max_steps"`
 	TimeoutS   any `toml:"timeout_s"`
 	Hold       any `toml:"hold"`
+	Conns      any `toml:"connections"`
 }
 
 type mixShape struct {
@@ -191,6 +198,13 @@ func newRamp(rs *rampShape) (*Ramp, error) {
 			return nil, &Error{Key: "ramp.max_steps", Msg: fmt.Sprintf("want a whole number from 2 to 100, got %v", rs.MaxSteps)}
 		}
 		r.MaxSteps = int(n)
+	}
+	if rs.Conns != nil {
+		n, ok := rs.Conns.(int64)
+		if !ok || n < 1 || n > 20000 {
+			return nil, &Error{Key: "ramp.connections", Msg: fmt.Sprintf("want a whole number from 1 to 20000, got %v", rs.Conns)}
+		}
+		r.Connections = int(n)
 	}
 	if r.MaxRate < r.Start {
 		return nil, &Error{Key: "ramp.max_rate", Msg: fmt.Sprintf("%s is below ramp.start (%s)", formatNum(r.MaxRate), formatNum(r.Start))}

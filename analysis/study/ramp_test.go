@@ -107,6 +107,7 @@ func TestRampFaults(t *testing.T) {
 		{"growth of one", "[[case]]\nname='c'\n[case.ramp]\ngrowth=1" + mix, `ramp.growth: want a number from 1.1 to 10`},
 		{"max below start", "[[case]]\nname='c'\n[case.ramp]\nstart=100\nmax_rate=50" + mix, `ramp.max_rate: 50 is below ramp.start (100)`},
 		{"max_steps float", "[[case]]\nname='c'\n[case.ramp]\nmax_steps=2.5" + mix, `ramp.max_steps: want a whole number from 2 to 100`},
+		{"connections zero", "[[case]]\nname='c'\n[case.ramp]\nconnections=0" + mix, `ramp.connections: want a whole number from 1 to 20000, got 0`},
 		{"no weight", "[[case]]\nname='c'\n[case.ramp]\n[[case.mix]]\nname='m'\npath='/m'", `case "c": mix "m": weight: want a whole number from 1 to 1000 (got 0)`},
 		{"mix path", "[[case]]\nname='c'\n[case.ramp]\n[[case.mix]]\nname='m'\npath='m'\nweight=1", `case "c": mix "m": path: "m": want a path starting with /`},
 		{"mix name twice", "[[case]]\nname='c'\n[case.ramp]" + mix + mix, `case "c": mix "m": a second request of the mix`},
