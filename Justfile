@@ -17,6 +17,11 @@ default:
 bench STUDY="all" PROFILE="quick" STACKS="":
     @scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
 
+# the lab measuring itself: studies/selftest.toml (A/A false positives, planted 5/10/20 µs slowdowns) through the bench; its summary's self-test section has the figures
+[no-exit-message]
+selftest PROFILE="full":
+    @scripts/bench --study selftest --profile {{PROFILE}}
+
 # re-run the study a results folder describes on this host, into a new folder, and compare the two (--anyway: despite other images or tools)
 [no-exit-message]
 rerun RUN *FLAGS:

@@ -75,6 +75,7 @@ func blocks(s *summary.Summary) []block {
 		out = append(out, h(2, sec.Study))
 		out = append(out, section(s, sec)...)
 	}
+	out = append(out, selfTestBlocks(s)...)
 	out = append(out, spreadBlocks(s)...)
 	out = append(out, h(2, "resources"), resourceTable(s))
 	out = append(out, memoryNote(s)...)

@@ -60,6 +60,17 @@ type Study struct {
 	// SamplerCheck is the window measured a second time without the cgroup
 	// sampler, once per run, to show what watching costs ("" for none).
 	SamplerCheck string
+	// SelfTest names the rows of an A/A self-test (nil: not one).
+	SelfTest *SelfTest
+}
+
+// SelfTest is a study that measures the lab itself: A and Twin are the
+// same image under two names, so any difference the comparison flags
+// between them is a false positive; each Planted row is A with a slowdown
+// of known size, which the comparison should flag.
+type SelfTest struct {
+	A, Twin string
+	Planted []string
 }
 
 // Section is one study's cases: the including study's own, or an included one.
@@ -304,6 +315,13 @@ type fileShape struct {
 	SamplerCheck string         `toml:"sampler_check"`
 	Cases        []caseShape    `toml:"case"`
 	Variants     []variantShape `toml:"variant"`
+	SelfTest     *selftestShape `toml:"selftest"`
+}
+
+type selftestShape struct {
+	A       string   `toml:"a"`
+	Twin    string   `toml:"twin"`
+	Planted []string `toml:"planted"`
 }
 
 type caseShape struct {
@@ -421,8 +439,8 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 			return nil, err
 		}
 		s.Files = append(s.Files, File{Name: name, Text: string(ib)})
-		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" {
-			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir or [[variant]])"}
+		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil {
+			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]] or [selftest])"}
 		}
 		sec, err := section(ipath, name, inc)
 		if err != nil {
@@ -705,6 +723,9 @@ func (s *Study) check(path string, f *fileShape) error {
 		rows[v.Row()] = true
 		s.Variants = append(s.Variants, v)
 	}
+	if err := s.checkSelfTest(path, f.SelfTest, rows); err != nil {
+		return err
+	}
 	seenRow := map[string]bool{}
 	for _, r := range s.Stacks {
 		base, variant, isVariant := strings.Cut(r, "[")
@@ -718,6 +739,49 @@ func (s *Study) check(path string, f *fileShape) error {
 		}
 		seenRow[r] = true
 	}
+	return nil
+}
+
+// checkSelfTest reads [selftest]: every row it names is a row the study
+// runs, and none is named twice.
+func (s *Study) checkSelfTest(path string, st *selftestShape, variants map[string]bool) error {
+	if st == nil {
+		return nil
+	}
+	runs := map[string]bool{}
+	for _, r := range s.Rows(nil) {
+		runs[r] = true
+	}
+	named := map[string]string{}
+	check := func(key, row string) error {
+		switch {
+		case row == "":
+			return &Error{Path: path, Key: key, Msg: "missing (a row of this study: a stack or a variant such as go-nethttp[a])"}
+		case named[row] != "":
+			return &Error{Path: path, Key: key, Msg: fmt.Sprintf("%q is already selftest.%s: every role needs a row of its own", row, named[row])}
+		case strings.Contains(row, "[") && !variants[row]:
+			return &Error{Path: path, Key: key, Msg: fmt.Sprintf("%q names no [[variant]] of this study", row)}
+		case len(runs) > 0 && !runs[row]:
+			return &Error{Path: path, Key: key, Msg: fmt.Sprintf("%q is not among the rows the study runs (its stacks list)", row)}
+		}
+		named[row] = strings.TrimPrefix(key, "selftest.")
+		return nil
+	}
+	if err := check("selftest.a", st.A); err != nil {
+		return err
+	}
+	if err := check("selftest.twin", st.Twin); err != nil {
+		return err
+	}
+	if len(st.Planted) == 0 {
+		return &Error{Path: path, Key: "selftest.planted", Msg: "missing: at least one row with a slowdown of known size"}
+	}
+	for _, p := range st.Planted {
+		if err := check("selftest.planted", p); err != nil {
+			return err
+		}
+	}
+	s.SelfTest = &SelfTest{A: st.A, Twin: st.Twin, Planted: st.Planted}
 	return nil
 }
 

@@ -114,6 +114,10 @@ func TestFaults(t *testing.T) {
 		{"variant without env", "[[variant]]\nstack='go'\nname='x'\n[[case]]\nname='a'\npath='/a'", `variant "go[x]": env: a variant needs at least one`},
 		{"variant sets PORT", "[[variant]]\nstack='go'\nname='x'\nenv={PORT='1'}\n[[case]]\nname='a'\npath='/a'", `PORT is set by the lab for every stack`},
 		{"stack names no variant", "stacks=['go[y]']\n[[case]]\nname='a'\npath='/a'", `stacks: "go[y]" names no [[variant]]`},
+		{"selftest without planted", "[selftest]\na='go[a]'\ntwin='go[b]'\n[[variant]]\nstack='go'\nname='a'\nenv={X='0'}\n[[variant]]\nstack='go'\nname='b'\nenv={X='0'}\n[[case]]\nname='c'\npath='/c'\n", `selftest.planted: missing: at least one row`},
+		{"selftest twin is a", "[selftest]\na='go[a]'\ntwin='go[a]'\nplanted=['go[b]']\n[[variant]]\nstack='go'\nname='a'\nenv={X='0'}\n[[variant]]\nstack='go'\nname='b'\nenv={X='0'}\n[[case]]\nname='c'\npath='/c'\n", `selftest.twin: "go[a]" is already selftest.a`},
+		{"selftest names no variant", "[selftest]\na='go[a]'\ntwin='go[c]'\nplanted=['go[b]']\n[[variant]]\nstack='go'\nname='a'\nenv={X='0'}\n[[variant]]\nstack='go'\nname='b'\nenv={X='0'}\n[[case]]\nname='c'\npath='/c'\n", `selftest.twin: "go[c]" names no [[variant]]`},
+		{"selftest row not run", "stacks=['go[a]','go[b]']\n[selftest]\na='go[a]'\ntwin='go[b]'\nplanted=['go']\n[[variant]]\nstack='go'\nname='a'\nenv={X='0'}\n[[variant]]\nstack='go'\nname='b'\nenv={X='0'}\n[[case]]\nname='c'\npath='/c'\n", `selftest.planted: "go" is not among the rows the study runs`},
 		{"stack listed twice", "stacks=['go','go']\n[[case]]\nname='a'\npath='/a'", `stacks: "go" is listed twice`},
 		{"include and cases", "include=['pages']\n[[case]]\nname='a'\npath='/a'", "include: a study either includes others or has cases"},
 	} {

@@ -45,6 +45,9 @@ type Summary struct {
 	CPUMode  string          `json:"app_cpu_mode,omitempty"`
 	CPUQuota string          `json:"app_cpu_quota,omitempty"`
 	Capacity []CapacityTable `json:"capacity,omitempty"`
+	// SelfTest is the A/A self-test's reading, for a study with a
+	// [selftest] table (selftest.go).
+	SelfTest *SelfTest `json:"selftest,omitempty"`
 	readErr  error
 	// SamplerCost compares a case measured with and without the cgroup
 	// sampler in the same run and container; empty when not measured.
@@ -123,6 +126,9 @@ type Row struct {
 	// CPUPerReq is the app's CPU time per good answer in µs (cpu.go);
 	// nil when no run has a timeline with CPU figures.
 	CPUPerReq *stat.Range `json:"cpu_us_per_request,omitempty"`
+	// CPUPerRun is CPU time per request run by run, for comparisons (not
+	// written: summary.json keeps the range).
+	CPUPerRun []float64 `json:"-"`
 	// RowsCheck holds, per run, for a case with a rows check: the rows its
 	// table gained against the good answers.
 	RowsCheck []RowsCheck `json:"rows_check,omitempty"`
@@ -265,6 +271,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err
 	}
+	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
 	return s, s.capacity(f)
 }
 
@@ -355,6 +362,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		answers += res.GoodWith(c.Good)
 		if us, ok := cpuPerRequest(win, res.GoodWith(c.Good)); ok {
 			cpu = append(cpu, us)
+			row.CPUPerRun = append(row.CPUPerRun, us)
 		}
 		s.gate(&row, win, res, c.Good, c.Errors == "report", "")
 		if win.Writers != nil {

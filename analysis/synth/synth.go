@@ -343,3 +343,12 @@ func WriteOha(path string, w Window) error { return writeJSON(path, Oha(w)) }
 
 // WriteJSON writes v as indented JSON at path, making its folder.
 func WriteJSON(path string, v any) error { return writeJSON(path, v) }
+
+// SelfTest is a five-run self-test (studies/selftest.toml): the twin
+// answers exactly as A does, the planted rows 5%, 10% and 20% slower, so
+// that their CPU time per request is as much higher.
+func SelfTest() Spec {
+	return Spec{Study: "selftest", Runs: 5, Timelines: true, Host: LocalHost(),
+		Stacks: []string{"go-nethttp[a]", "go-nethttp[b]", "go-nethttp[burn5]", "go-nethttp[burn10]", "go-nethttp[burn20]"},
+		Rate:   map[string]float64{"go-nethttp[a]": 10000, "go-nethttp[b]": 10000, "go-nethttp[burn5]": 9500, "go-nethttp[burn10]": 9000, "go-nethttp[burn20]": 8000}}
+}

@@ -5,7 +5,8 @@
 // Environment: PORT (8080), DATABASE_PATH (/data/app.db), UPSTREAM_URL
 // (http://127.0.0.1:9090), LAB_CPUS (CPUs given; sets GOMAXPROCS),
 // DB_POOL_SIZE (default max(4, 2 × GOMAXPROCS)), DB_ACQUIRE_TIMEOUT_MS
-// (default none: a write waits for a pooled connection as long as it takes).
+// (default none: a write waits for a pooled connection as long as it takes),
+// SELFTEST_BURN_US (default 0: the lab's planted slowdown, burn.go).
 package main
 
 import (
@@ -31,6 +32,7 @@ type config struct {
 	procs       int
 	pool        int
 	acquire     time.Duration
+	burnUS      int
 }
 
 func env(name, def string) string {
@@ -86,6 +88,11 @@ func loadConfig() (config, error) {
 		return c, err
 	}
 	c.acquire = time.Duration(ms) * time.Millisecond
+	if v := os.Getenv("SELFTEST_BURN_US"); v != "" && v != "0" {
+		if c.burnUS, err = positive("SELFTEST_BURN_US"); err != nil {
+			return c, err
+		}
+	}
 	return c, nil
 }
 
@@ -129,8 +136,12 @@ func run() error {
 		return err
 	}
 	a.acquire = cfg.acquire
+	handler, rounds := burning(a.routes(), cfg.burnUS)
+	if rounds > 0 {
+		log.Printf("go-nethttp: SELFTEST_BURN_US=%d: %d rounds of busy work before every request", cfg.burnUS, rounds)
+	}
 	srv := &http.Server{
-		Handler:           a.routes(),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          log.New(os.Stderr, "go-nethttp: ", 0),

@@ -43,6 +43,7 @@ func TestConfigFromEnvironment(t *testing.T) {
 		{"DB_POOL_SIZE", "0", "DB_POOL_SIZE must be a positive integer"},
 		{"PORT", "80800", "PORT must be a TCP port number"},
 		{"UPSTREAM_URL", "127.0.0.1:9090", "UPSTREAM_URL must be an http:// URL"},
+		{"SELFTEST_BURN_US", "5us", "SELFTEST_BURN_US must be a positive integer"},
 	} {
 		t.Run(bad.k, func(t *testing.T) {
 			t.Setenv(bad.k, bad.v)
@@ -50,6 +51,32 @@ func TestConfigFromEnvironment(t *testing.T) {
 				t.Errorf("%s=%s: %v, want %q", bad.k, bad.v, err, bad.want)
 			}
 		})
+	}
+}
+
+// The planted slowdown costs about the CPU time it names: a request of
+// the wrapped handler takes at least 500 µs more than one of the plain.
+func TestBurnSpendsTheNamedTime(t *testing.T) {
+	t.Setenv("SELFTEST_BURN_US", "0")
+	if c, err := loadConfig(); err != nil || c.burnUS != 0 {
+		t.Errorf("SELFTEST_BURN_US=0: %d, %v", c.burnUS, err)
+	}
+	plain := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	if h, rounds := burning(plain, 0); rounds != 0 || h == nil {
+		t.Errorf("0 µs: %d rounds", rounds)
+	}
+	h, rounds := burning(plain, 1000)
+	if rounds < 1000 {
+		t.Fatalf("1000 µs: only %d rounds", rounds)
+	}
+	best := time.Hour
+	for range 5 {
+		start := time.Now()
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/json", nil))
+		best = min(best, time.Since(start))
+	}
+	if best < 500*time.Microsecond || best > 5*time.Millisecond {
+		t.Errorf("a 1000 µs burn took %v at best", best)
 	}
 }
 

@@ -9,15 +9,14 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
 	"stacklab/analysis/render"
+	"stacklab/analysis/stat"
 	"stacklab/analysis/summary"
 	"stacklab/analysis/units"
 )
 
 // Alpha is the significance level of the U test.
-const Alpha = 0.05
+const Alpha = stat.Alpha
 
 // Comparison is the whole comparison of A and B.
 type Comparison struct {
@@ -48,31 +47,11 @@ type Metric struct {
 // Delta tests A against B and formats the change of the medians: "+2.50%
 // (p=0.008 n=5)", "~ (p=0.310 n=5)", or "~ (n=1: too few runs)".
 func Delta(m Metric) (delta string, tooFew string) {
-	if len(m.A) == 0 || len(m.B) == 0 {
+	t, ok := stat.UTest(m.A, m.B)
+	if !ok {
 		return "—", ""
 	}
-	th := benchmath.DefaultThresholds
-	th.CompareAlpha = Alpha
-	sa := benchmath.NewSample(append([]float64(nil), m.A...), &th)
-	sb := benchmath.NewSample(append([]float64(nil), m.B...), &th)
-	cmp := benchmath.AssumeNothing.Compare(sa, sb)
-	ma := benchmath.AssumeNothing.Summary(sa, 0.95).Center
-	mb := benchmath.AssumeNothing.Summary(sb, 0.95).Center
-	d := cmp.FormatDelta(ma, mb)
-	for _, w := range cmp.Warnings {
-		tooFew = w.Error()
-	}
-	if tooFew != "" {
-		return fmt.Sprintf("%s (%s: too few runs)", d, nOf(cmp)), tooFew
-	}
-	return fmt.Sprintf("%s (%s)", d, cmp.String()), ""
-}
-
-func nOf(c benchmath.Comparison) string {
-	if c.N1 == c.N2 {
-		return fmt.Sprintf("n=%d", c.N1)
-	}
-	return fmt.Sprintf("n=%d+%d", c.N1, c.N2)
+	return t.Delta, t.TooFew
 }
 
 // Compare pairs the cells of a and b.

@@ -1,0 +1,69 @@
+package render
+
+import (
+	"fmt"
+
+	"stacklab/analysis/summary"
+)
+
+var metricWords = map[string]string{
+	summary.MetricRate: "req/s",
+	summary.MetricP99:  "p99",
+	summary.MetricCPU:  "CPU µs/req",
+}
+
+// selfTestBlocks reads the A/A self-test: the false-positive rate of A
+// against its twin, each pair's cells, and the smallest planted slowdown
+// each metric saw.
+func selfTestBlocks(s *summary.Summary) []block {
+	st := s.SelfTest
+	if st == nil {
+		return nil
+	}
+	out := []block{h(2, "self-test")}
+	rate := 0.0
+	if st.Comparisons > 0 {
+		rate = float64(st.FalsePositives) / float64(st.Comparisons)
+	}
+	out = append(out, p("%s and %s are the same image under two names: the U test (α = 0.05, the test `just compare` uses) flagged %d of their %d comparisons (cases × req/s, p99 and CPU time per request), a false-positive rate of %.0f%%. Each planted row is %s with a fixed amount of extra CPU work per request; its CPU µs/req column measures how large the slowdown was.",
+		st.A, st.Twin, st.FalsePositives, st.Comparisons, 100*rate, st.A))
+	if st.TooFew != "" {
+		out = append(out, p("**Too few runs**: %s. With fewer than 5 runs a side the test cannot reach its level, so nothing here can be flagged; run the full profile.", st.TooFew))
+	}
+	var rows [][]string
+	for _, pr := range st.Pairs {
+		role := "twin (A/A)"
+		if pr.Planted {
+			role = "planted"
+		}
+		seen := map[string]bool{}
+		for _, c := range pr.Cells {
+			if seen[c.Case] {
+				continue
+			}
+			seen[c.Case] = true
+			row := []string{pr.Row, role, c.Case}
+			for _, m := range summary.SelfTestMetrics {
+				cell := "—"
+				if x := pr.Cell(c.Case, m); x != nil {
+					cell = x.Delta
+				}
+				row = append(row, cell)
+			}
+			rows = append(rows, row)
+		}
+	}
+	out = append(out, block{kind: table,
+		header: []string{"row against " + st.A, "role", "case", "req/s", "p99", "CPU µs/req"},
+		right:  []bool{false, false, false, true, true, true}, rows: rows})
+	var items []string
+	for _, sm := range st.Smallest {
+		if sm.Row == "" {
+			items = append(items, fmt.Sprintf("%s, %s: no planted slowdown flagged", sm.Case, metricWords[sm.Metric]))
+			continue
+		}
+		items = append(items, fmt.Sprintf("%s, %s: %s (CPU time per request %+.1f%% against %s)", sm.Case, metricWords[sm.Metric], sm.Row, 100*sm.CPUChange, st.A))
+	}
+	out = append(out, p("The smallest planted slowdown each metric flagged, in the slower direction:"), block{kind: list, items: items})
+	return out
+}
