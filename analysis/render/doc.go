@@ -77,6 +77,7 @@ func blocks(s *summary.Summary) []block {
 	}
 	out = append(out, selfTestBlocks(s)...)
 	out = append(out, spreadBlocks(s)...)
+	out = append(out, canaryBlocks(s)...)
 	out = append(out, h(2, "resources"), resourceTable(s))
 	out = append(out, memoryNote(s)...)
 	out = append(out, chartBlock(memoryChart(s)))

@@ -18,6 +18,7 @@ import (
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
 	"stacklab/analysis/study"
+	"stacklab/probes/speed"
 	"stacklab/probes/timeline"
 )
 
@@ -87,6 +88,9 @@ type Window struct {
 	// timeline of a large folder costs more than everything else together,
 	// and only windows with a latency tail need one.
 	TimelinePath string
+	// Canary holds the CPU-speed canary's readings around the window
+	// (<case>.canary.jsonl, probes/speed; since 2026-12-01).
+	Canary []speed.Reading
 	// RelPath is the oha file's path inside the folder, for messages.
 	RelPath string
 	// Steps are a capacity case's steps (capacity.go): its window is a
@@ -370,6 +374,11 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	}
 	if tpath := filepath.Join(dir, base+".cgroup.jsonl"); exists(tpath) {
 		w.TimelinePath = tpath
+	}
+	if cpath := filepath.Join(dir, base+".canary.jsonl"); exists(cpath) {
+		if w.Canary, err = speed.ReadFile(cpath); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }

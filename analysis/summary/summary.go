@@ -48,7 +48,10 @@ type Summary struct {
 	// SelfTest is the A/A self-test's reading, for a study with a
 	// [selftest] table (selftest.go).
 	SelfTest *SelfTest `json:"selftest,omitempty"`
-	readErr  error
+	// Canary is the CPU-speed canary's reading of the run (canary.go), nil
+	// for runs measured without one.
+	Canary  *Canary `json:"cpu_canary,omitempty"`
+	readErr error
 	// SamplerCost compares a case measured with and without the cgroup
 	// sampler in the same run and container; empty when not measured.
 	SamplerCost []SamplerPair `json:"sampler_cost"`
@@ -272,6 +275,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 		return nil, err
 	}
 	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
+	s.Canary = canary(f, s.Sections)
 	return s, s.capacity(f)
 }
 

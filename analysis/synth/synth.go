@@ -17,6 +17,7 @@ import (
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
+	"stacklab/probes/speed"
 	"stacklab/probes/timeline"
 )
 
@@ -42,6 +43,10 @@ type Spec struct {
 	// each stack's capacity (capacity.go).
 	Quota        bool
 	GeneratorMax float64
+	// Canary adds CPU-speed canary readings around every window; in run 2
+	// the first stack's first window ran on a CPU 25% slower, and its
+	// req/s is 20% lower.
+	Canary bool
 }
 
 // Pages is a small pages-study spec with three runs of two stacks.
@@ -147,6 +152,10 @@ func Write(dir string, sp Spec) error {
 					continue
 				}
 				rate := sp.Rate[stack] * scale(wi) * wobble
+				slow := sp.Canary && run == 2 && si == 0 && wi == 0
+				if slow {
+					rate *= 0.8
+				}
 				if d := win.Case.UpstreamDelayMs; d > 0 {
 					rate = float64(win.Connections) * 1000 / float64(d) * 0.957 * wobble / float64(si+1)
 				}
@@ -178,6 +187,18 @@ func Write(dir string, sp Spec) error {
 				if sp.Timelines {
 					if err := WriteTimeline(filepath.Join(sdir, c+".cgroup.jsonl"), 15, false); err != nil {
 						return err
+					}
+				}
+				if sp.Canary {
+					for _, label := range []string{"before app", "before loadgen", "after app", "after loadgen"} {
+						ns := int64(7_000_000 + 10_000*((run+wi+si)%3))
+						if slow && strings.HasSuffix(label, "app") {
+							ns = ns * 5 / 4
+						}
+						cpus := map[bool]string{true: "0", false: "1"}[strings.HasSuffix(label, "app")]
+						if err := speed.Append(filepath.Join(sdir, c+".canary.jsonl"), speed.Reading{Label: label, CPUs: cpus, Rounds: speed.Rounds, Tries: speed.Tries, BestNs: ns}); err != nil {
+							return err
+						}
 					}
 				}
 			}

@@ -186,6 +186,7 @@ run_case() {
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
   oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
   [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
+  canary_read "$dir/$w.canary.jsonl" before
   sampler_start "$dir/$w.cgroup.jsonl"
   local companion=""
   if ((WIN_COMPANION[$w])); then
@@ -197,6 +198,7 @@ run_case() {
   window_finish "$BG_PID" "$dir/$w.json" || oha_rc=$?
   [[ -n "$companion" ]] && { window_finish "$companion" "$dir/$w.writers.json" || oha_rc=$?; }
   sampler_stop
+  canary_read "$dir/$w.canary.jsonl" after
   if [[ -n "$table" ]]; then
     lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$DB_DIR/app.db" "$table")" ||
       note "bench: run $run $row $w: table $table could not be counted (its rows check will fail)"
@@ -208,6 +210,19 @@ run_case() {
   elif ((oha_rc != 0)) || [[ ! -s "$dir/$w.json" ]]; then
     fail_cases "$run" "$row" "oha exited with status $oha_rc (see $w.json.stderr)" "$w"
   fi
+}
+
+# canary_read OUT WHEN: the CPU-speed canary (probes/speed: a fixed amount
+# of CPU work, best of 5 tries, about 35 ms) pinned to the app's CPUs and
+# then to the load generator's, each reading appended to OUT
+canary_read() {
+  local set cpus
+  for set in app loadgen; do
+    cpus=$APP_CPUS
+    [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS
+    taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" 2>>"$WORK/canary.log" ||
+      note "bench: the CPU-speed canary failed on CPUs $cpus (see .work/$BENCH_ID/canary.log)"
+  done
 }
 
 # sampler_check RUN ROW WINDOW DIR: once per run, on the run's first row,

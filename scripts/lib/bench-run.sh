@@ -114,7 +114,7 @@ bench_prepare() {
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
-    --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" "${rows[@]}" \
+    --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (probes/speed)" "${rows[@]}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
     "${tools[@]}" --lab-commit "$commit"
   for s in "${needed[@]}"; do record_image "$s"; done
@@ -165,12 +165,19 @@ bench_main() {
       if ((QUIET_GATE)) && ! quiet_ok "$quiet_json" && ((attempt < MAX_REDO)); then
         attempt=$((attempt + 1))
         note "bench: run $run was not quiet ($(quiet_summary "$quiet_json")); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
-        mkdir -p "$RUN_DIR/raw/discarded"
-        mv "$RUN_DIR/raw/run-$run" "$RUN_DIR/raw/discarded/run-$run-attempt-$attempt"
-        lab_tool record run "$RUN_DIR" "$run" --discarded "$quiet_json"
-        WINDOWS_DONE=$((WINDOWS_DONE - ${#ROWS[@]} * ${#WINDOWS[@]}))
-        eta_add_runs 1
+        discard_run "$run" "$attempt" "$quiet_json"
         continue
+      fi
+      # The full profile also redoes a run during which the vCPU changed
+      # speed (the CPU-speed canary moved), which no load average shows.
+      if [[ "$PROFILE" == full ]] && ((attempt < MAX_REDO)) &&
+        ! lab_tool canary verdict --out "$WORK/run-$run.canary.json" "$RUN_DIR/raw/run-$run" >"$WORK/run-$run.canary.txt" 2>&1; then
+        attempt=$((attempt + 1))
+        note "bench: run $run: $(cat "$WORK/run-$run.canary.txt"); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
+        if [[ -s "$WORK/run-$run.canary.json" ]]; then
+          discard_run "$run" "$attempt" "$WORK/run-$run.canary.json"
+          continue
+        fi
       fi
       local evidence=()
       [[ -f "$quiet_json" ]] && evidence=(--quiet "$quiet_json")
@@ -179,6 +186,16 @@ bench_main() {
     done
   done
   bench_finish
+}
+
+# discard_run RUN ATTEMPT EVIDENCE: move a run's raw files aside and keep
+# EVIDENCE (JSON) in the manifest as the reason it is measured again
+discard_run() {
+  mkdir -p "$RUN_DIR/raw/discarded"
+  mv "$RUN_DIR/raw/run-$1" "$RUN_DIR/raw/discarded/run-$1-attempt-$2"
+  lab_tool record run "$RUN_DIR" "$1" --discarded "$3"
+  WINDOWS_DONE=$((WINDOWS_DONE - ${#ROWS[@]} * ${#WINDOWS[@]}))
+  eta_add_runs 1
 }
 
 bench_run() {

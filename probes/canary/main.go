@@ -1,0 +1,116 @@
+// Command canary times a fixed amount of CPU work and appends the reading
+// to a file (probes/speed owns the format). The bench runs it pinned
+// (taskset) to the app's CPUs and to the load generator's, before and
+// after every window.
+//
+//	canary --out FILE --label LABEL [--cpus LIST] [--rounds N] [--tries N]
+//	canary                        (no --out: print one reading)
+//	canary verdict --out FILE RUN (a run's raw folder: exit 1 and the
+//	                              reason in FILE when a window was flagged)
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"stacklab/probes/speed"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "verdict" {
+		return verdict(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("canary", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "append the reading to this file (one JSON line)")
+	label := fs.String("label", "now", "when and where, e.g. \"before app\"")
+	cpus := fs.String("cpus", "", "the CPU list the canary is pinned to (recorded; pin it with taskset)")
+	rounds := fs.Int("rounds", speed.Rounds, "rounds of work per try")
+	tries := fs.Int("tries", speed.Tries, "tries; the fastest counts")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "canary: unexpected argument %q (see -h)\n", fs.Arg(0))
+		return 2
+	}
+	if *rounds < 1000 || *tries < 1 || *tries > 100 {
+		fmt.Fprintln(stderr, "canary: --rounds must be at least 1000 and --tries from 1 to 100")
+		return 2
+	}
+	best := speed.Measure(*rounds, *tries)
+	r := speed.Reading{Label: *label, CPUs: *cpus, Rounds: *rounds, Tries: *tries, BestNs: best.Nanoseconds()}
+	if *out == "" {
+		b, _ := json.Marshal(r)
+		fmt.Fprintln(stdout, string(b))
+		return 0
+	}
+	if err := speed.Append(*out, r); err != nil {
+		fmt.Fprintf(stderr, "canary: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// verdict judges a run's raw folder (raw/run-N): every
+// <stack>/<window>.canary.jsonl in it against the run's medians. A window
+// off by more than the threshold makes it exit 1 with the reason, as JSON
+// {"reason": ...} in --out, for the bench to keep as the evidence of a
+// discarded run.
+func verdict(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("canary verdict", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "write the reason here when a window was flagged")
+	threshold := fs.Float64("threshold", speed.Threshold, "the share a reading may be off its run's median")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 || *out == "" {
+		fmt.Fprintln(stderr, "canary verdict: want --out FILE and one run folder (raw/run-N)")
+		return 2
+	}
+	files, err := filepath.Glob(filepath.Join(fs.Arg(0), "*", "*.canary.jsonl"))
+	if err != nil {
+		fmt.Fprintf(stderr, "canary verdict: %v\n", err)
+		return 2
+	}
+	windows := map[string][]speed.Reading{}
+	var names []string
+	for _, f := range files {
+		rs, err := speed.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "canary verdict: %v\n", err)
+			return 2
+		}
+		n := filepath.Base(filepath.Dir(f)) + " " + strings.TrimSuffix(filepath.Base(f), ".canary.jsonl")
+		windows[n], names = rs, append(names, n)
+	}
+	flags, _ := speed.Judge(windows, names, *threshold)
+	var bad []string
+	for _, f := range flags {
+		if f.Flagged {
+			bad = append(bad, fmt.Sprintf("%s (%s %+.0f%%)", f.Window, f.Reading, 100*f.Off))
+		}
+	}
+	if len(bad) == 0 {
+		fmt.Fprintf(stdout, "canary: %d windows, none more than %.0f%% off the run's median\n", len(flags), 100**threshold)
+		return 0
+	}
+	reason := fmt.Sprintf("the CPU-speed canary was more than %.0f%% off the run's median around %d of %d windows: %s", 100**threshold, len(bad), len(flags), strings.Join(bad, ", "))
+	b, _ := json.Marshal(struct {
+		Reason string `json:"reason"`
+	}{reason})
+	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		fmt.Fprintf(stderr, "canary verdict: %v\n", err)
+		return 2
+	}
+	fmt.Fprintln(stdout, "canary: "+reason)
+	return 1
+}

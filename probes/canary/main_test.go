@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"stacklab/probes/speed"
+)
+
+func writeRun(t *testing.T, slow int64) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run-1")
+	for i, w := range []string{"go-nethttp/page", "go-nethttp/json", "rust-axum/page", "rust-axum/json"} {
+		p := filepath.Join(dir, w+".canary.jsonl")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []string{"before app", "before loadgen", "after app", "after loadgen"} {
+			ns := int64(7_000_000)
+			if i == 2 && l == "after app" {
+				ns = slow
+			}
+			if err := speed.Append(p, speed.Reading{Label: l, Rounds: speed.Rounds, Tries: speed.Tries, BestNs: ns}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// A run whose canary stayed put passes; one window 30% slower fails the
+// run with the reason written for the manifest.
+func TestVerdict(t *testing.T) {
+	evidence := filepath.Join(t.TempDir(), "canary.json")
+	var out, errb bytes.Buffer
+	if rc := run([]string{"verdict", "--out", evidence, writeRun(t, 7_100_000)}, &out, &errb); rc != 0 {
+		t.Fatalf("steady run: exit %d %s %s", rc, out.String(), errb.String())
+	}
+	if _, err := os.Stat(evidence); err == nil {
+		t.Error("evidence written for a steady run")
+	}
+	out.Reset()
+	if rc := run([]string{"verdict", "--out", evidence, writeRun(t, 9_100_000)}, &out, &errb); rc != 1 {
+		t.Fatalf("slowed run: exit %d %s", rc, out.String())
+	}
+	b, err := os.ReadFile(evidence)
+	if err != nil || !strings.Contains(string(b), `"reason":"the CPU-speed canary was more than 10% off the run's median around 1 of 4 windows: rust-axum page (after app +30%)"`) {
+		t.Errorf("evidence %s, %v", b, err)
+	}
+	if rc := run([]string{"verdict", "--out", evidence}, &out, &errb); rc != 2 {
+		t.Errorf("no folder: exit %d", rc)
+	}
+}
