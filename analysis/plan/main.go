@@ -35,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"stacklab/analysis/ramp"
 	"stacklab/analysis/study"
 )
 
@@ -246,6 +247,9 @@ func window(path string, args []string, out io.Writer) error {
 	}
 	for _, l := range c.Lanes() {
 		fmt.Fprintf(out, "lane %s\n", l.Name)
+	}
+	if c.Ramp != nil {
+		fmt.Fprintf(out, "ramp_steps %d\n", ramp.Expected(c.Ramp))
 	}
 	return nil
 }

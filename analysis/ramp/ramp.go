@@ -272,4 +272,16 @@ func Of(c *study.Case, steps []Step) Capacity {
 	return cp
 }
 
+// Expected is a guess of a ramp's steps before any is measured, for the
+// bench's first time estimate: doubling from the start to the geometric
+// mean of start and max_rate (where a capacity is as likely above as
+// below, knowing nothing else), one failing step, then the bisection to
+// the resolution; at most max_steps.
+func Expected(r *study.Ramp) int {
+	mid := math.Sqrt(r.Start * r.MaxRate)
+	grow := int(math.Ceil(math.Log(mid/r.Start)/math.Log(r.Growth))) + 1
+	bisect := int(math.Ceil(math.Log2(1 / r.Resolution)))
+	return min(grow+1+bisect, r.MaxSteps)
+}
+
 func fmtRate(r float64) string { return fmt.Sprintf("%.0f", r) }

@@ -5,7 +5,7 @@
 # What each window sends comes from the study, through analysis/plan
 # (plan_windows fills WIN_* once per bench); nothing here names a case.
 
-declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=()
+declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=() WIN_RAMP_STEPS=()
 
 # plan_windows: each window's facts, and its oha arguments in $WORK/plan/
 # (NUL-separated, as analysis/plan writes them)
@@ -20,6 +20,7 @@ plan_windows() {
         ceiling) WIN_CEILING[$w]=$value ;;
         rows) WIN_ROWS[$w]=$value ;;
         ramp) WIN_RAMP[$w]=$value ;;
+        ramp_steps) WIN_RAMP_STEPS[$w]=$value ;;
       esac
     done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS")
     if ((WIN_RAMP[$w])); then

@@ -28,9 +28,18 @@ eta_start() {
   # with what a phase took on this project's machines around them (a
   # window 0.2–0.5 s more than warm-up + window, boot and checks 0.6 s for
   # go and rust, ~2 s for the interpreters).
-  local win=$(((WARMUP + DURATION) * 1000 + 500))
+  # A capacity window is a ramp: plan's guess of its steps, each a warm-up
+  # and a window plus about a second around it.
+  local win=$(((WARMUP + DURATION) * 1000 + 500)) all=0
+  for w in "${WINDOWS[@]}"; do
+    if ((WIN_RAMP[$w])); then
+      all=$((all + ${WIN_RAMP_STEPS[$w]:-10} * (win + 500)))
+    else
+      all=$((all + win))
+    fi
+  done
   ETA_GUESS_MS=([quiet]=$(((QUIET_FOR + 1) * 1000)) [ceilings]=$((ceilings * (DURATION * 1000 + 500))) [boot]=2000
-    [window]=$win [restart]=1500 [sampler]=$win [stop]=500)
+    [window]=$((all / ${#WINDOWS[@]})) [restart]=1500 [sampler]=$win [stop]=500)
   eta_add_runs "$RUNS"
   ETA_T0_MS=$(eta_now)
   ETA_FIRST_S=$(eta_left_s)
