@@ -144,6 +144,7 @@ func header(s *summary.Summary) block {
 
 func section(s *summary.Summary, sec summary.Section) []block {
 	var out, pairs []block
+	wireSaid := false
 	read := map[string]bool{} // cases another is read against
 	for _, ct := range sec.Cases {
 		if ct.Alone != "" {
@@ -167,6 +168,10 @@ func section(s *summary.Summary, sec summary.Section) []block {
 		if hasLittle(ct) {
 			out = append(out, p("Little's law: min(connections, the stack's request slots) ÷ the upstream delay, the most a stack can answer when every request waits on the upstream; slots come from each stack's REQUEST_SLOTS (or the variant's), none meaning no limit below the connections."))
 		}
+		if !wireSaid && hasWire(ct) {
+			wireSaid = true
+			out = append(out, p("bytes/answer: what one answer put on the wire, its head (status line and headers) and chunk framing as verify captured one answer of the route (raw/run-N/<stack>/answers.json; verify.txt lists each stack's header names), plus the body bytes per answer oha counted. Stacks that send more headers do more work per request."))
+		}
 		if ct.ErrorsReported {
 			out = append(out, p("Errors are part of this case's result (errors = \"report\"): the error rate is errors ÷ answers over all runs, and errors fail no gate."))
 		}
@@ -181,6 +186,15 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func hasWire(ct *summary.CaseTable) bool {
+	for _, r := range ct.Rows {
+		if r.BytesPerAnswer != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func hasLittle(ct *summary.CaseTable) bool {
@@ -202,10 +216,13 @@ func find(sec summary.Section, name string) *summary.CaseTable {
 }
 
 func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
-	write, little := false, hasLittle(ct)
+	write, little, wire := false, hasLittle(ct), false
 	for _, r := range ct.Rows {
 		if len(r.RowsCheck) > 0 {
 			write = true
+		}
+		if r.BytesPerAnswer != nil {
+			wire = true
 		}
 	}
 	t := block{kind: table}
@@ -233,6 +250,9 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 	col("p50 ms", true)
 	col("p99 ms", true)
 	col("CPU µs/req", true)
+	if wire {
+		col("bytes/answer", true)
+	}
 	col("errors", true)
 	if ct.ErrorsReported {
 		col("error rate", true)
@@ -261,7 +281,11 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		if isCeiling {
 			ratio = "—"
 		}
-		row = append(row, ratio, cellMs(r.P50Ms), cellMs(r.P99Ms), cellCPU(r), errs)
+		row = append(row, ratio, cellMs(r.P50Ms), cellMs(r.P99Ms), cellCPU(r))
+		if wire {
+			row = append(row, cellBytes(r.BytesPerAnswer))
+		}
+		row = append(row, errs)
 		if ct.ErrorsReported {
 			row = append(row, cellErrorRate(r))
 		}
@@ -276,6 +300,15 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		t.rows = append(t.rows, row)
 	}
 	return t
+}
+
+// cellBytes is a row's bytes per answer: head and framing from verify's
+// capture, body from oha.
+func cellBytes(r *stat.Range) string {
+	if r == nil {
+		return "—"
+	}
+	return units.Group(int64(r.Median + 0.5))
 }
 
 func cellLittle(r summary.Row) string {

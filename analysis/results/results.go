@@ -18,6 +18,7 @@ import (
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
 	"stacklab/analysis/study"
+	"stacklab/probes/answer"
 	"stacklab/probes/speed"
 	"stacklab/probes/timeline"
 )
@@ -63,6 +64,9 @@ type StackRun struct {
 	Stack     string
 	Resources *Resources // nil when resources.json is absent
 	Windows   []Window   // in the manifest's order of cases
+	// Answers are verify's captures of each route's answer on the wire
+	// (answers.json, probes/answer; since 2026-12-01), nil when absent.
+	Answers []answer.Answer
 }
 
 // Window is one measured case: raw/run-N/<stack>/<case>.*.
@@ -317,6 +321,11 @@ func loadRun(dir string, m *manifest.Manifest, n int) (*Run, error) {
 		}
 		if ok {
 			sr.Resources = res
+		}
+		if apath := filepath.Join(dir, srel, "answers.json"); exists(apath) {
+			if sr.Answers, err = answer.ReadFile(apath); err != nil {
+				return nil, &Error{Path: apath, Msg: strings.TrimPrefix(err.Error(), apath+": ")}
+			}
 		}
 		for _, c := range m.Parameters.Cases {
 			w, err := loadWindow(dir, srel, n, stack, c)

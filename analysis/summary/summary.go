@@ -129,6 +129,11 @@ type Row struct {
 	// CPUPerReq is the app's CPU time per good answer in µs (cpu.go);
 	// nil when no run has a timeline with CPU figures.
 	CPUPerReq *stat.Range `json:"cpu_us_per_request,omitempty"`
+	// BytesPerAnswer is the bytes one answer puts on the wire: its head and
+	// chunk framing as verify captured them (answers.json) plus the body
+	// bytes per answer oha counted, median over runs; nil when no run
+	// captured this case's route.
+	BytesPerAnswer *stat.Range `json:"bytes_per_answer,omitempty"`
 	// CPUPerRun is CPU time per request run by run, for comparisons (not
 	// written: summary.json keeps the range).
 	CPUPerRun []float64 `json:"-"`
@@ -340,7 +345,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 			row.LittlesLaw = ptr(float64(n) * 1000 / float64(c.UpstreamDelayMs))
 		}
 	}
-	var rps, p50, p99, writers, vals, cpu []float64
+	var rps, p50, p99, writers, vals, cpu, wire []float64
 	var answers int64
 	for _, r := range f.Runs {
 		win := window(r, stack, w.ID)
@@ -364,6 +369,9 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		row.addLatency(res, &p50, &p99)
 		row.Cut += res.DeadlineAborts()
 		answers += res.GoodWith(c.Good)
+		if b, ok := bytesPerAnswer(r, stack, c, res); ok {
+			wire = append(wire, b)
+		}
 		if us, ok := cpuPerRequest(win, res.GoodWith(c.Good)); ok {
 			cpu = append(cpu, us)
 			row.CPUPerRun = append(row.CPUPerRun, us)
@@ -399,6 +407,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 	}
 	row.ReqPerSec, row.P50Ms, row.P99Ms = stat.Of(rps), stat.Of(p50), stat.Of(p99)
 	row.CPUPerReq = rangeOrNil(cpu)
+	row.BytesPerAnswer = rangeOrNil(wire)
 	if len(writers) > 0 {
 		wr := stat.Of(writers)
 		row.Writers = &wr

@@ -17,6 +17,7 @@ import (
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
+	"stacklab/probes/answer"
 	"stacklab/probes/speed"
 	"stacklab/probes/timeline"
 )
@@ -47,6 +48,9 @@ type Spec struct {
 	// the first stack's first window ran on a CPU 25% slower, and its
 	// req/s is 20% lower.
 	Canary bool
+	// Answers adds verify's answers.json to every stack's run: the second
+	// stack's heads are 300 bytes longer and its bodies chunked.
+	Answers bool
 }
 
 // Pages is a small pages-study spec with three runs of two stacks.
@@ -142,6 +146,20 @@ func Write(dir string, sp Spec) error {
 			res := map[string]int64{"boot_ms": int64(300 + 400*si + 10*run), "memory_idle_bytes": int64(12+30*si) << 20, "memory_after_bytes": int64(20+60*si+run) << 20}
 			if err := writeJSON(filepath.Join(sdir, "resources.json"), res); err != nil {
 				return err
+			}
+			if sp.Answers {
+				var as []answer.Answer
+				for _, w := range wins {
+					a := answer.Answer{Method: "GET", Path: w.Case.Path, Status: 200, HeadBytes: 100 + 300*si, BodyBytes: 2, ContentBytes: 2,
+						Framing: "content-length", Headers: []string{"content-length", "content-type", "date"}}
+					if si == 1 {
+						a.BodyBytes, a.Framing, a.Headers = 12, "chunked", []string{"content-type", "date", "etag", "transfer-encoding", "x-runtime"}
+					}
+					as = append(as, a)
+				}
+				if err := answer.WriteFile(filepath.Join(sdir, "answers.json"), as); err != nil {
+					return err
+				}
 			}
 			for wi, win := range wins {
 				c := win.ID

@@ -10,13 +10,15 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
+	wire "stacklab/probes/answer"
 	"stacklab/probes/cli"
 )
 
 const usage = `verify: does a running stack answer as APP.md says?
 
-  verify -stack NAME -url http://127.0.0.1:PORT -db PATH [-upstream URL] [-snapshot FILE]
+  verify -stack NAME -url http://127.0.0.1:PORT -db PATH [-upstream URL] [-snapshot FILE] [-answers FILE]
   verify compare SNAPSHOT SNAPSHOT...
 
 The first form checks one stack started exactly as the bench starts it, on a
@@ -61,6 +63,8 @@ func checkMain(args []string) int {
 	fs.IntVar(&cfg.Concurrency, "concurrency", 32, "requests in flight during writes and pragma samples")
 	fs.StringVar(&snapPath, "snapshot", "", "write the parity snapshot to this file")
 	fs.StringVar(&outPath, "out", "", "write the results as JSON lines to this file")
+	var answersPath string
+	fs.StringVar(&answersPath, "answers", "", "write each route's answer as captured on the wire (probes/answer) to this file")
 	cli.Parse(fs, args, usage)
 
 	switch {
@@ -87,6 +91,13 @@ func checkMain(args []string) int {
 
 	results, snap := verify(cfg)
 	fmt.Print(report(cfg.Stack, results))
+	answers, faults := captureAnswers(cfg.BaseURL)
+	fmt.Print(answersReport(answers, faults))
+	if answersPath != "" {
+		if err := wire.WriteFile(answersPath, answers); err != nil {
+			cli.Fail("verify", "-answers %s: %v", answersPath, err)
+		}
+	}
 	if outPath != "" {
 		if err := writeResults(outPath, results); err != nil {
 			cli.Fail("verify", "-out %s: %v", outPath, err)
@@ -150,6 +161,41 @@ func report(stack string, results []result) string {
 		default:
 			fmt.Fprintf(&b, "  FAIL  %s %s\n          expected: %s\n          got:      %s\n", r.Stack, r.Check, r.Expected, r.Got)
 		}
+	}
+	return b.String()
+}
+
+// answerPaths are the GET routes whose answers verify captures: the ones
+// the pages and io studies load (the writes' POST would add a row).
+var answerPaths = []string{"/up", "/json", "/items", "/page", "/bench/read"}
+
+// captureAnswers takes one answer of each route off the wire; a route
+// that cannot be captured is a line in the report, not a failed check
+// (the checks above judge the answers).
+func captureAnswers(base string) ([]wire.Answer, []string) {
+	var out []wire.Answer
+	var faults []string
+	for _, p := range answerPaths {
+		a, err := wire.Capture(base, p, 10*time.Second)
+		if err != nil {
+			faults = append(faults, fmt.Sprintf("%s: %v", p, err))
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, faults
+}
+
+// answersReport lists each route's bytes on the wire and header names, so
+// a reader sees when stacks do different work per request.
+func answersReport(answers []wire.Answer, faults []string) string {
+	var b strings.Builder
+	b.WriteString("  answers (GET; bytes on the wire: head + body; how the body is framed; header names):\n")
+	for _, a := range answers {
+		fmt.Fprintf(&b, "    %-11s %d  %4d + %5d B  %-14s  %s\n", a.Path, a.Status, a.HeadBytes, a.BodyBytes, a.Framing, strings.Join(a.Headers, ", "))
+	}
+	for _, f := range faults {
+		fmt.Fprintf(&b, "    not captured: %s\n", f)
 	}
 	return b.String()
 }

@@ -57,11 +57,13 @@ app_ready() {
 }
 
 # verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: probes/verify's APP.md
-# checks against the running app, its report to OUT
+# checks against the running app, its report to OUT, and each route's
+# answer as captured on the wire to answers.json beside OUT
 verify_app() {
   local snap=()
   [[ -n "${6:-}" ]] && snap=(-snapshot "$6")
-  "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" -db "$3" -upstream "$4" "${snap[@]}" >"$5" 2>&1
+  "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" -db "$3" -upstream "$4" "${snap[@]}" \
+    -answers "$(dirname "$5")/answers.json" >"$5" 2>&1
 }
 
 # stop_check CONTAINER: SIGTERM with APP.md's 5 s, then remove; prints a
