@@ -150,6 +150,7 @@ func (s Step) Sent() int64 {
 type State struct {
 	Pass, Fail float64 // 0 and +Inf when none
 	PassStep   int     // index into the steps of the passing step at Pass; -1 none
+	FailStep   int     // index of the failing step at Fail; -1 none
 	// GenCap is the lowest rate of a step judged the generator's (+Inf
 	// when none), Generator that step's index (-1 when none).
 	GenCap    float64
@@ -157,13 +158,20 @@ type State struct {
 	Verdicts  []Verdict
 }
 
-// Read judges every step.
+// Read judges every step. A rate measured twice counts by its later
+// step (the ramp re-measures a cold first step, Decide).
 func Read(c *study.Case, steps []Step) State {
-	st := State{Fail: math.Inf(1), PassStep: -1, GenCap: math.Inf(1), Generator: -1}
+	st := State{Fail: math.Inf(1), PassStep: -1, FailStep: -1, GenCap: math.Inf(1), Generator: -1}
+	last := map[float64]int{}
 	for i, s := range steps {
-		v := Judge(c, s)
-		st.Verdicts = append(st.Verdicts, v)
-		switch v.Kind {
+		st.Verdicts = append(st.Verdicts, Judge(c, s))
+		last[s.Rate] = i
+	}
+	for i, s := range steps {
+		if last[s.Rate] != i {
+			continue
+		}
+		switch st.Verdicts[i].Kind {
 		case Pass:
 			if s.Rate >= st.Pass {
 				st.Pass, st.PassStep = s.Rate, i
@@ -173,7 +181,9 @@ func Read(c *study.Case, steps []Step) State {
 				st.GenCap, st.Generator = s.Rate, i
 			}
 		default:
-			st.Fail = math.Min(st.Fail, s.Rate)
+			if s.Rate < st.Fail {
+				st.Fail, st.FailStep = s.Rate, i
+			}
 		}
 	}
 	return st
@@ -227,12 +237,29 @@ func Decide(c *study.Case, steps []Step) Next {
 		return Next{Rate: down}
 	}
 	if up-st.Pass <= math.Max(1, r.Resolution*st.Pass) {
+		// The first step runs on an app just booted (lazy loading, JIT,
+		// each worker's first requests): a fail there, with passes below
+		// it since, is measured once more before it bounds the capacity.
+		if !st.capped() && st.FailStep == 0 && remeasured(steps, st.Fail) == 1 {
+			return Next{Rate: st.Fail}
+		}
 		if st.capped() {
 			return Next{Stop: true, Reason: fmt.Sprintf("the generator's limit: %s req/s passed, and it could not drive %s (%s)", fmtRate(st.Pass), fmtRate(st.GenCap), st.genWords(steps))}
 		}
 		return Next{Stop: true, Reason: fmt.Sprintf("converged: %s req/s passed, %s failed", fmtRate(st.Pass), fmtRate(st.Fail))}
 	}
 	return Next{Rate: math.Round((st.Pass + up) / 2)}
+}
+
+// remeasured counts the steps measured at rate.
+func remeasured(steps []Step, rate float64) int {
+	n := 0
+	for _, s := range steps {
+		if s.Rate == rate {
+			n++
+		}
+	}
+	return n
 }
 
 // Capacity is what a ramp shows: the highest rate that met the target, or

@@ -40,6 +40,8 @@ weight = 5
 type sim struct {
 	capacity, genMax, saturateAt float64
 	errorsAbove                  float64
+	// coldFirst fails the ramp's first step, as an app just booted can.
+	coldFirst bool
 }
 
 func (m sim) step(c *study.Case, n int, rate float64) Step {
@@ -51,7 +53,7 @@ func (m sim) step(c *study.Case, n int, rate float64) Step {
 	for _, l := range c.Lanes() {
 		sent := math.Min(l.Rate(rate), l.Rate(m.genMax)) * secs
 		p99 := 10e6 + float64(l.DelayMs)*1e6
-		if rate > m.capacity {
+		if rate > m.capacity || (m.coldFirst && n == 1) {
 			p99 = 400e6
 		}
 		codes := map[string]int64{"200": int64(sent)}
@@ -146,6 +148,27 @@ func TestGeneratorCappedIsRefused(t *testing.T) {
 	steps, _ = sim{capacity: 300, genMax: 1e6, saturateAt: 400}.run(t, c)
 	if cp := Of(c, steps); cp.Rate != 300 {
 		t.Errorf("saturated above the stack's limit: %+v, want 300 req/s", cp)
+	}
+}
+
+// A first step that failed cold is measured again once the ramp has
+// passed below it; when it passes then, the climb goes on from there.
+func TestColdFirstStepIsMeasuredAgain(t *testing.T) {
+	c := capacityCase(t)
+	steps, _ := sim{capacity: 700, genMax: 1e6, coldFirst: true}.run(t, c)
+	n50 := 0
+	for _, s := range steps {
+		if s.Rate == 50 {
+			n50++
+		}
+	}
+	if cp := Of(c, steps); cp.Rate != 700 || n50 != 2 {
+		t.Errorf("rates %s: capacity %v, want 700 with 50 req/s measured twice", rates(steps), cp.Rate)
+	}
+	// A stack that fails its first step twice has no pass above it.
+	steps, _ = sim{capacity: 30, genMax: 1e6, coldFirst: true}.run(t, c)
+	if cp := Of(c, steps); cp.Rate == 0 || cp.Rate >= 50 {
+		t.Errorf("rates %s: capacity %+v, want one below 50 req/s", rates(steps), cp)
 	}
 }
 
