@@ -60,6 +60,9 @@ type Study struct {
 	// SamplerCheck is the window measured a second time without the cgroup
 	// sampler, once per run, to show what watching costs ("" for none).
 	SamplerCheck string
+	// Size makes it a size study (size.go): code, dependencies, builds and
+	// artifacts per stack instead of load cases.
+	Size *Size
 }
 
 // Section is one study's cases: the including study's own, or an included one.
@@ -304,6 +307,7 @@ type fileShape struct {
 	SamplerCheck string         `toml:"sampler_check"`
 	Cases        []caseShape    `toml:"case"`
 	Variants     []variantShape `toml:"variant"`
+	Size         *sizeShape     `toml:"size"`
 }
 
 type caseShape struct {
@@ -402,8 +406,11 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 	if len(f.Include) > 0 && len(f.Cases) > 0 {
 		return nil, &Error{Path: path, Key: "include", Msg: "a study either includes others or has cases of its own, not both"}
 	}
+	if f.Size != nil {
+		return parseSize(s, path, f)
+	}
 	if len(f.Include) == 0 && len(f.Cases) == 0 {
-		return nil, &Error{Path: path, Msg: "no [[case]] and no include: nothing to measure"}
+		return nil, &Error{Path: path, Msg: "no [[case]], no include and no [size]: nothing to measure"}
 	}
 	for _, name := range f.Include {
 		if !nameRe.MatchString(name) {
@@ -490,6 +497,7 @@ func typeFault(msg string) (key, text string) {
 		"fileShape": reflect.TypeOf(fileShape{}), "caseShape": reflect.TypeOf(caseShape{}),
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
 		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
+		"sizeShape": reflect.TypeOf(sizeShape{}),
 		"mixShape": reflect.TypeOf(mixShape{}),
 	}
 	key = m[3]
