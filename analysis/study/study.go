@@ -498,7 +498,7 @@ func typeFault(msg string) (key, text string) {
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
 		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
 		"sizeShape": reflect.TypeOf(sizeShape{}),
-		"mixShape": reflect.TypeOf(mixShape{}),
+		"mixShape":  reflect.TypeOf(mixShape{}),
 	}
 	key = m[3]
 	if t, ok := shapes[m[2]]; ok {
@@ -508,7 +508,7 @@ func typeFault(msg string) (key, text string) {
 	}
 	want := map[string]string{"bool": "true or false", "string": "a quoted string", "int": "a whole number",
 		"float64": "a number", "[]string": "a list of quoted strings", "[]int": "a list of whole numbers",
-		"map[string]string": "a table of quoted strings"}[m[4]]
+		"map[string]string": "a table of quoted strings", "*bool": "true or false", "*int": "a whole number"}[m[4]]
 	if want == "" {
 		want = m[4]
 	}
