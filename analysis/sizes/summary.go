@@ -35,6 +35,7 @@ type Summary struct {
 	Tools            []Tool               `json:"tools"`
 	Runs             []int                `json:"runs"`
 	Baseline         string               `json:"baseline"`
+	Options          Options              `json:"options"`
 	Builds           bool                 `json:"builds_measured"`
 	Code             []CodeRow            `json:"code"`
 	Deps             []DepsRow            `json:"dependencies"`
@@ -95,6 +96,10 @@ type BuildRow struct {
 	CleanRatio   *stat.Range `json:"clean_vs_baseline,omitempty"`
 	RebuildRatio *stat.Range `json:"rebuild_vs_baseline,omitempty"`
 	Touched      string      `json:"touched"`
+	// CleanRuns and RebuildRuns are the measured runs' values (compare
+	// tests them).
+	CleanRuns   []float64 `json:"clean_s_runs"`
+	RebuildRuns []float64 `json:"rebuild_s_runs"`
 }
 
 // ArtifactRow is one stack's image (and binary), median over runs.
@@ -107,6 +112,8 @@ type ArtifactRow struct {
 	Files       stat.Range  `json:"files"`
 	SizeRatio   *stat.Range `json:"size_vs_baseline,omitempty"`
 	GzipRatio   *stat.Range `json:"gzipped_vs_baseline,omitempty"`
+	SizeRuns    []float64   `json:"size_bytes_runs"`
+	GzipRuns    []float64   `json:"gzipped_bytes_runs"`
 }
 
 // Failure is a measure the bench could not take, or one stated wrong: one
@@ -124,7 +131,7 @@ func (f Failure) String() string {
 
 // Options are summarize's flags that change the outputs.
 type Options struct {
-	Baseline string
+	Baseline string `json:"baseline"`
 }
 
 // Is tells whether the results folder dir holds a size study (its
@@ -177,7 +184,7 @@ func Load(dir string, opt Options) (*Summary, error) {
 	if len(stacks) == 0 {
 		return nil, &results.Error{Path: mpath, Msg: "parameters.stacks is empty: no stack was measured"}
 	}
-	s.Baseline = opt.Baseline
+	s.Baseline, s.Options = opt.Baseline, opt
 	if s.Baseline == "" {
 		s.Baseline = stacks[0]
 	}
@@ -366,7 +373,11 @@ func readDeps(sdir string) (DepsRow, string, error) {
 		if err != nil {
 			return row, "", fmt.Errorf("%s: %v", p, err)
 		}
-		row.ByEcosystem = append(row.ByEcosystem, EcosystemRow{Ecosystem: eco, File: strings.TrimPrefix(e.Name(), eco+"-"), Packages: len(pk)})
+		file := strings.TrimPrefix(e.Name(), eco+"-")
+		if eco == "go" {
+			file = "go list -deps"
+		}
+		row.ByEcosystem = append(row.ByEcosystem, EcosystemRow{Ecosystem: eco, File: file, Packages: len(pk)})
 		for _, x := range pk {
 			if !seen[x] {
 				seen[x] = true
@@ -458,10 +469,12 @@ func (s *Summary) readBuilds(dir string, stacks []string) error {
 	for _, stk := range stacks {
 		v := vals[stk]
 		br := BuildRow{Stack: stk, Clean: of(v.clean), Rebuild: of(v.rebuild), Touched: touched[stk],
-			CleanRatio: ratio(v.clean, base.clean), RebuildRatio: ratio(v.rebuild, base.rebuild)}
+			CleanRatio: ratio(v.clean, base.clean), RebuildRatio: ratio(v.rebuild, base.rebuild),
+			CleanRuns: measured(v.clean), RebuildRuns: measured(v.rebuild)}
 		s.Build = append(s.Build, br)
 		ar := ArtifactRow{Stack: stk, Binary: binary[stk], Size: of(v.size), Gzipped: of(v.gz), Files: of(v.files),
-			SizeRatio: ratio(v.size, base.size), GzipRatio: ratio(v.gz, base.gz)}
+			SizeRatio: ratio(v.size, base.size), GzipRatio: ratio(v.gz, base.gz),
+			SizeRuns: measured(v.size), GzipRuns: measured(v.gz)}
 		if b := of(v.bin); b.N > 0 {
 			ar.BinaryBytes = &b
 		}
@@ -470,16 +483,19 @@ func (s *Summary) readBuilds(dir string, stacks []string) error {
 	return nil
 }
 
-// of is stat.Of without the runs that were not measured (NaN).
-func of(vs []float64) stat.Range {
-	var keep []float64
+// measured drops the runs that were not measured (NaN).
+func measured(vs []float64) []float64 {
+	keep := []float64{}
 	for _, v := range vs {
 		if v == v {
 			keep = append(keep, v)
 		}
 	}
-	return stat.Of(keep)
+	return keep
 }
+
+// of is stat.Of of the measured runs.
+func of(vs []float64) stat.Range { return stat.Of(measured(vs)) }
 
 func ratio(a, b []float64) *stat.Range {
 	r := stat.Of(stat.Ratios(a, b))
