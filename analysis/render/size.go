@@ -36,7 +36,9 @@ func sizeBlocks(z *sizes.Summary) []block {
 	}
 	out = append(out, h(2, "app code"),
 		p("Lines of code (scc: neither blank nor comment) of the files each stack folder's rule counts (SIZE_EXCLUDE in its stack.env leaves generated and vendored files out), by kind; tests (SIZE_TESTS) apart and not in the total; docs and plain text are not code and not counted."),
-		codeTable(z), chartBlock(codeChart(z)))
+		codeTable(z))
+	out = append(out, unknownNote(z)...)
+	out = append(out, chartBlock(codeChart(z)))
 	out = append(out, h(2, "dependencies"),
 		p("Packages of the resolved dependency tree, from each ecosystem's own lock data (the file each stack's SIZE_LOCK names, copied under raw/), deduplicated by name and version within an ecosystem; the Debian packages are the image's. Dependency code: lines of code of the dependencies' source where the build has it at hand (the Go module cache, cargo's sources, the image's node_modules, site-packages or gems), — where it has not (jars, Debian's binaries)."),
 		depsTable(z), chartBlock(depsChart(z)))
@@ -133,6 +135,22 @@ func codeTable(z *sizes.Summary) block {
 	return block{kind: table, header: hd, right: right, rows: rows}
 }
 
+// unknownNote names the files a stack's rule let through that scc has no
+// language for: they count nothing, and a reader checking by hand should
+// know.
+func unknownNote(z *sizes.Summary) []block {
+	var parts []string
+	for _, c := range z.Code {
+		if len(c.Unknown) > 0 {
+			parts = append(parts, c.Stack+": "+strings.Join(c.Unknown, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []block{p("Files no language of scc's, so not counted: %s.", strings.Join(parts, "; "))}
+}
+
 func one(v float64) stat.Range { return stat.Range{Median: v, Min: v, Max: v, N: 1} }
 
 func codeChart(z *sizes.Summary) *chartSpec {
@@ -146,7 +164,7 @@ func codeChart(z *sizes.Summary) *chartSpec {
 }
 
 func depsTable(z *sizes.Summary) block {
-	hd := []string{"stack", "packages", "vs " + z.Baseline, "by lock data", "dependency code", "code in"}
+	hd := []string{"stack", "packages", "vs " + z.Baseline, "by lock data", "dependency code", "by language"}
 	right := []bool{false, true, true, false, true, false}
 	var rows [][]string
 	for _, d := range z.Deps {

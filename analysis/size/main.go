@@ -186,7 +186,8 @@ func code(stackDir, out string, args []string) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if sizes.Match(rule.Exclude, rel) {
+		// stack.env is the lab's description of the stack, not the app's.
+		if rel == "stack.env" || sizes.Match(rule.Exclude, rel) {
 			rule.Excluded = append(rule.Excluded, rel)
 		} else {
 			rule.Counted = append(rule.Counted, rel)
@@ -204,8 +205,7 @@ func code(stackDir, out string, args []string) error {
 	// The files are named one by one, relative to the stack folder, so
 	// scc's Location is the path the rule matched; no ignore file of the
 	// folder changes what is counted.
-	cmd := exec.Command(*scc, append([]string{"--by-file", "--format", "json", "--no-cocomo", "--no-complexity",
-		"--no-gitignore", "--no-ignore", "--no-scc-ignore", "--exclude-file", "", "--"}, rule.Counted...)...)
+	cmd := exec.Command(*scc, append(sccCodeArgs, rule.Counted...)...)
 	cmd.Dir = stackDir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -221,6 +221,12 @@ func code(stackDir, out string, args []string) error {
 	}
 	return writeJSON(filepath.Join(out, sizes.RuleFile), rule)
 }
+
+// sccCodeArgs are scc's flags for app code: every file named, none
+// skipped by an ignore file; EJS templates and Rack's config.ru, which scc
+// 3.5 does not know, counted as HTML and Ruby.
+var sccCodeArgs = []string{"--by-file", "--format", "json", "--no-cocomo", "--no-complexity",
+	"--no-gitignore", "--no-ignore", "--no-scc-ignore", "--exclude-file", "", "--count-as", "ejs:HTML,ru:Ruby", "--"}
 
 func deps(stackDir, out string, args []string) error {
 	fl := flag.NewFlagSet("size deps", flag.ContinueOnError)

@@ -62,9 +62,12 @@ type CodeRow struct {
 	Total    int64            `json:"total"` // the sum of Kinds
 	Tests    int64            `json:"tests"`
 	Other    int64            `json:"not_counted"` // docs and plain text
-	Files    int              `json:"files"`       // counted files, tests included
-	Excluded int              `json:"excluded"`    // files the stack's rule left out
-	Ratio    *float64         `json:"vs_baseline,omitempty"`
+	Files    int              `json:"files"`       // files scc counted, tests included
+	// Unknown are the files the rule let through that scc knows no
+	// language of (so counts nothing in), e.g. .npmrc.
+	Unknown  []string `json:"unknown_to_scc"`
+	Excluded int      `json:"excluded"` // files the stack's rule left out
+	Ratio    *float64 `json:"vs_baseline,omitempty"`
 }
 
 // DepsRow is one stack's resolved dependency tree.
@@ -288,9 +291,11 @@ func readCode(sdir string) (CodeRow, string, error) {
 	for _, k := range Kinds {
 		row.Kinds[k] = 0
 	}
+	seen := map[string]bool{}
 	for _, l := range langs {
 		for _, f := range l.Files {
 			rel := strings.TrimPrefix(filepath.ToSlash(f.Location), "./")
+			seen[rel] = true
 			row.Files++
 			switch k := KindOf(l.Name, rel); {
 			case Match(rule.Tests, rel):
@@ -301,6 +306,12 @@ func readCode(sdir string) (CodeRow, string, error) {
 				row.Kinds[k] += f.Code
 				row.Total += f.Code
 			}
+		}
+	}
+	row.Unknown = []string{}
+	for _, c := range rule.Counted {
+		if !seen[c] {
+			row.Unknown = append(row.Unknown, c)
 		}
 	}
 	row.Excluded = len(rule.Excluded)
@@ -394,13 +405,23 @@ func readDeps(sdir string) (DepsRow, string, error) {
 		if err != nil {
 			return row, "", fmt.Errorf("%s: %v", p, err)
 		}
+		// Docs and text in the packages are not code.
 		var n int64
-		var names []string
+		var code []SCCLanguage
 		for _, l := range langs {
-			n += l.Code
-			if l.Code > 0 {
-				names = append(names, l.Name)
+			if l.Code > 0 && !otherLangs[l.Name] {
+				n += l.Code
+				code = append(code, l)
 			}
+		}
+		sort.SliceStable(code, func(i, j int) bool { return code[i].Code > code[j].Code })
+		var names []string
+		for i, l := range code {
+			if i == 3 {
+				names = append(names, fmt.Sprintf("%d more", len(code)-3))
+				break
+			}
+			names = append(names, fmt.Sprintf("%s %.0f%%", l.Name, 100*float64(l.Code)/float64(n)))
 		}
 		row.Code = &n
 		row.From = strings.Join(names, ", ")
