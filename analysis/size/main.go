@@ -444,7 +444,11 @@ func image(args []string, stdin io.Reader) error {
 		return fmt.Errorf("the image's file system (tar on stdin) holds no file")
 	}
 	if want != "" && !found {
-		return &missing{fmt.Sprintf("%s: SIZE_BINARY %s is no file of the image", *tag, *binary)}
+		m := &missing{fmt.Sprintf("%s: SIZE_BINARY %s is no file of the image", *tag, *binary)}
+		if err := os.WriteFile(filepath.Join(args[0], "image.error"), []byte(m.msg+"\n"), 0o644); err != nil {
+			return err
+		}
+		return m
 	}
 	return writeJSON(filepath.Join(args[0], sizes.ImageFile), im)
 }

@@ -77,10 +77,19 @@ size_main() {
 # size_note RUN I STACK WHAT: the progress line
 size_note() { note "bench: run $1/$RUNS · stack $2/${#ROWS[@]} · $3: $4"; }
 
-# measure CMD...: a measure analysis/size takes; a stack folder's fault is
-# one line (size prints it) and the study goes on
+# measure OUT NAME RESULT CMD...: a measure analysis/size takes into OUT;
+# a stack folder's fault is one line (size prints it and writes
+# NAME.error), and any other failure that left no RESULT gets its own
+# NAME.error, so the study goes on and summarize names what is missing
 measure() {
-  "$@" || SIZE_FAILED=$((SIZE_FAILED + 1))
+  local out=$1 name=$2 result=$3
+  shift 3
+  "$@" && return 0
+  if [[ -f "$out/$name.error" ]]; then
+    SIZE_FAILED=$((SIZE_FAILED + 1))
+  elif [[ ! -e "$out/$result" ]]; then
+    size_failed "$out" "$name" "$(basename "$out"): $name: $1 $2 failed (its message above)"
+  fi
 }
 
 size_stack() {
@@ -89,9 +98,9 @@ size_stack() {
   mkdir -p "$out"
   if ((run == 1)); then
     size_note "$run" "$i" "$stack" "counting the app's code"
-    measure lab_tool size code "$(stack_dir "$stack")" "$out" --scc "$SCC"
+    measure "$out" code code.scc.json lab_tool size code "$(stack_dir "$stack")" "$out" --scc "$SCC"
     if ((SIZE_BUILD == 0)); then
-      measure lab_tool size deps "$(stack_dir "$stack")" "$out" --lab-root "$LAB_ROOT" --scc "$SCC"
+      measure "$out" deps deps lab_tool size deps "$(stack_dir "$stack")" "$out" --lab-root "$LAB_ROOT" --scc "$SCC"
       return 0
     fi
   fi
@@ -136,7 +145,7 @@ size_builds() {
   fi
   if ((run == 1)); then
     # After the build: packages.txt in the copy is the image's own list.
-    measure lab_tool size deps "$copy/stacks/$stack" "$out" --lab-root "$copy" --scc "$SCC"
+    measure "$out" deps deps lab_tool size deps "$copy/stacks/$stack" "$out" --lab-root "$copy" --scc "$SCC"
     [[ -f "$out/deps.error" ]] || size_deps_code "$stack" "$tag" "$out"
   fi
   size_note "$run" "$i" "$stack" "image sizes and files"
@@ -174,8 +183,8 @@ size_image() {
   bytes=$(docker image inspect -f '{{.Size}}' "$tag")
   gz=$(docker save "$tag" | gzip -c | wc -c)
   cid=$(docker create --label "stacklab.bench=$BENCH_ID" "$tag" /nonexistent)
-  docker export "$cid" | measure lab_tool size image "$out" --tag "$tag" --size "$bytes" --gzipped "$gz" \
-    --binary "$(stack_env_get "$stack" SIZE_BINARY)"
+  measure "$out" image image.json lab_tool size image "$out" --tag "$tag" --size "$bytes" \
+    --gzipped "$gz" --binary "$(stack_env_get "$stack" SIZE_BINARY)" < <(docker export "$cid")
   docker rm -f "$cid" >/dev/null 2>&1 || true
 }
 
