@@ -135,10 +135,14 @@ size_builds() {
   touch=$(stack_env_get "$stack" SIZE_TOUCH)
   BASE_FOR_BUILD=""
   [[ " $(stack_env_get "$stack" DEPENDS) " == *" base "* ]] && BASE_FOR_BUILD=${IMAGE_TAG["base"]}
+  # A Go app's clean build starts from an empty Go build cache; the other
+  # stacks keep the host's, which only the packer (stacks/mkimage) uses.
+  local gocache=()
+  [[ "$(stack_env_get "$stack" LANGUAGE)" == go ]] && gocache=(GOCACHE="$copy/.gocache")
   lab_copy "$copy"
   SIZE_TAGS+=("$tag")
-  size_note "$run" "$i" "$stack" "clean build (no cache, fresh build caches)"
-  if ! clean=$(timed_build "$copy" "$stack" "$tag" "$log" LAB_NO_CACHE=1 GOCACHE="$copy/.gocache"); then
+  size_note "$run" "$i" "$stack" "clean build (no cache, no build output left)"
+  if ! clean=$(timed_build "$copy" "$stack" "$tag" "$log" LAB_NO_CACHE=1 "${gocache[@]}"); then
     size_failed "$out" build "$stack: the clean build failed" "$log"
     rm -rf "$copy"
     return 0
@@ -156,7 +160,7 @@ size_builds() {
     size_failed "$out" build "$stack: SIZE_TOUCH $touch cannot be changed (above)"
   else
     size_note "$run" "$i" "$stack" "rebuild after a one-line change to $touch"
-    if ! rebuild=$(timed_build "$copy" "$stack" "$tag" "$log" GOCACHE="$copy/.gocache"); then
+    if ! rebuild=$(timed_build "$copy" "$stack" "$tag" "$log" "${gocache[@]}"); then
       size_failed "$out" build "$stack: the rebuild after changing $touch failed" "$log"
     else
       lab_tool size build "$out" --clean-ms "$clean" --rebuild-ms "$rebuild" --touched "$touch" --cpus "$BUILD_CPUS"
