@@ -47,7 +47,7 @@ func sizeBlocks(z *sizes.Summary) []block {
 			p("A clean image build with no cache from the local base (no layer reused, no cargo target/, an empty Go build cache for the Go app; packages already downloaded are not fetched again, Debian packages in a Dockerfile are), then a rebuild after a one-line change to the handler file each stack names (SIZE_TOUCH); wall seconds on the build CPUs %s, median (min–max) over %s.", orDash(z.BuildCPUs), plural(len(z.Runs), "run", "runs")),
 			buildTable(z), chartBlock(buildChart(z)),
 			h(2, "artifacts"),
-			p("The image unpacked (docker's size) and as `docker save | gzip`, the regular files in its file system, and the binary where the stack ships one (SIZE_BINARY)."),
+			p("The image unpacked (docker's size) and as docker save piped through gzip, the regular files in its file system, and the binary where the stack ships one (SIZE_BINARY)."),
 			artifactTable(z), chartBlock(imageChart(z)))
 	}
 	out = append(out, h(2, "correctness"))
