@@ -10,6 +10,7 @@
 
 SIZE_TAGS=()        # images this bench built, removed on exit
 SIZE_FAILED=0       # measures not taken (a stack folder's fault: one line each)
+declare -gA SIZE_TOOK=()  # seconds each stack took in run 1: the later runs' ETA
 
 # size_cleanup: remove the images this bench tagged (called by cleanup)
 size_cleanup() {
@@ -61,7 +62,10 @@ size_main() {
     i=0
     while read -r row; do
       i=$((i + 1))
+      SIZE_LEFT=$(size_left "$run" "$row")
+      local t0=$SECONDS
       size_stack "$run" "$row" "$i"
+      ((run > 1)) || SIZE_TOOK[$row]=$((SECONDS - t0))
     done < <(run_order "$run")
     lab_tool record run "$RUN_DIR" "$run" --order "$(run_order "$run" | paste -sd,)"
   done
@@ -74,8 +78,22 @@ size_main() {
   return "$rc"
 }
 
+# size_left RUN STACK: the time left from STACK of RUN on, as run 1 took
+# it (unknown during run 1, whose builds set the pace)
+size_left() {
+  local r s total=0 started=0
+  ((${#SIZE_TOOK[@]} == ${#ROWS[@]})) || { echo "time left known after run 1"; return 0; }
+  for ((r = $1; r <= RUNS; r++)); do
+    while read -r s; do
+      [[ $r -gt $1 || "$s" == "$2" ]] && started=1
+      ((started)) && total=$((total + ${SIZE_TOOK[$s]}))
+    done < <(run_order "$r")
+  done
+  echo "about $(eta_fmt "$total") left"
+}
+
 # size_note RUN I STACK WHAT: the progress line
-size_note() { note "bench: run $1/$RUNS · stack $2/${#ROWS[@]} · $3: $4"; }
+size_note() { note "bench: run $1/$RUNS · stack $2/${#ROWS[@]} · $3: $4 · ${SIZE_LEFT:-}"; }
 
 # measure OUT NAME RESULT CMD...: a measure analysis/size takes into OUT;
 # a stack folder's fault is one line (size prints it and writes
