@@ -148,7 +148,7 @@ func unknownNote(z *sizes.Summary) []block {
 	if len(parts) == 0 {
 		return nil
 	}
-	return []block{p("Files no language of scc's, so not counted: %s.", strings.Join(parts, "; "))}
+	return []block{p("Files scc has no language for, so they count nothing: %s.", strings.Join(parts, "; "))}
 }
 
 func one(v float64) stat.Range { return stat.Range{Median: v, Min: v, Max: v, N: 1} }
