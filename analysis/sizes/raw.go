@@ -204,7 +204,8 @@ func cargoLock(b []byte) ([][2]string, error) {
 	return out, nil
 }
 
-// npmLock: lockfileVersion 2 or 3, every entry of "packages" but the root.
+// npmLock: lockfileVersion 2 or 3, every entry of "packages" but the root,
+// links and dev dependencies (the images install with --omit=dev).
 func npmLock(b []byte) ([][2]string, error) {
 	var lock struct {
 		LockfileVersion int `json:"lockfileVersion"`
@@ -212,6 +213,7 @@ func npmLock(b []byte) ([][2]string, error) {
 			Name    string `json:"name"`
 			Version string `json:"version"`
 			Link    bool   `json:"link"`
+			Dev     bool   `json:"dev"`
 		} `json:"packages"`
 	}
 	if err := json.Unmarshal(b, &lock); err != nil {
@@ -222,7 +224,7 @@ func npmLock(b []byte) ([][2]string, error) {
 	}
 	var out [][2]string
 	for key, p := range lock.Packages {
-		if key == "" || p.Link {
+		if key == "" || p.Link || p.Dev {
 			continue
 		}
 		name := p.Name
@@ -278,7 +280,8 @@ func gemfileLock(b []byte) ([][2]string, error) {
 }
 
 // mavenTree: `mvn dependency:tree` output, every line below the project's
-// own (group:artifact:type[:classifier]:version:scope).
+// own (group:artifact:type[:classifier]:version:scope) but the test scope,
+// which the jar does not hold.
 func mavenTree(b []byte) ([][2]string, error) {
 	var out [][2]string
 	for i, l := range lines(b) {
@@ -290,7 +293,10 @@ func mavenTree(b []byte) ([][2]string, error) {
 		if len(parts) < 5 {
 			return nil, fmt.Errorf("line %d: %q is not group:artifact:type:version:scope", i+1, t)
 		}
-		version := parts[len(parts)-2]
+		version, scope := parts[len(parts)-2], strings.Fields(parts[len(parts)-1])[0]
+		if scope == "test" {
+			continue
+		}
 		out = append(out, [2]string{parts[0] + ":" + parts[1], version})
 	}
 	return out, nil
