@@ -167,7 +167,7 @@ func TestCodeByTheRule(t *testing.T) {
 
 func TestTouch(t *testing.T) {
 	dir := t.TempDir()
-	for name, want := range map[string]string{"a.go": "// changed", "b.rb": "# changed", "c.c": "/* changed", "d.erb": "<%# changed"} {
+	for name, want := range map[string]string{"a.go": "var sizeStudyTouch = 1 // changed", "b.rb": "# changed", "c.c": "int size_study_touch = 1; /* changed", "d.erb": "<%# changed", "e.rs": "#[allow(dead_code)] const SIZE_STUDY_TOUCH"} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte("x"), 0o644)
 		if code, stderr := runSize(t, nil, "touch", p); code != 0 {
