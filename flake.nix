@@ -101,6 +101,30 @@
         doCheck = false;
       };
 
+      # scc, the size study's code counter, from the tools module
+      # scripts/tools/scc (its go.mod requires versions.scc, as bootstrap
+      # builds it). The module has no package of its own: scc's main is
+      # built from the vendor folder, whose NAR hash is nix.scc_vendor
+      # (scripts/nix-vendor-hash --check compares it).
+      scc = buildGoModule {
+        pname = "scc";
+        version = versions.scc;
+        src = ./scripts/tools/scc;
+        vendorHash = hashes.scc_vendor;
+        env.CGO_ENABLED = "0";
+        buildPhase = ''
+          runHook preBuild
+          go build -mod=vendor -trimpath -ldflags "-s -w" -o scc github.com/boyter/scc/v3
+          runHook postBuild
+        '';
+        installPhase = ''
+          runHook preInstall
+          install -Dm755 scc $out/bin/scc
+          runHook postInstall
+        '';
+        doCheck = false;
+      };
+
       # The lab's own Go programs: probes, analysis, the seeder, the Go stack
       # and the mock upstream. One module, one vendor hash.
       labGo = { pname, subPackages, static ? false }:
@@ -120,7 +144,7 @@
       labTools = labGo {
         pname = "stacklab-tools";
         subPackages = [
-          "stacks/seed" "stacks/imagefiles" "analysis/record" "analysis/summarize" "analysis/compare"
+          "stacks/seed" "stacks/imagefiles" "analysis/record" "analysis/summarize" "analysis/compare" "analysis/size"
           "analysis/reproduce" "probes/cgsample" "probes/quiet" "probes/verify"
           "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo"
         ];
@@ -216,7 +240,7 @@
     in
     {
       packages.${system} = {
-        inherit go oha just vegeta;
+        inherit go oha just vegeta scc;
         tools = labTools;
         default = labTools;
         # `nix build .#images.go-nethttp && docker load < result`
@@ -240,7 +264,7 @@
 
       devShells.${system}.default = pkgs.mkShell {
         packages = [
-          go oha just vegeta
+          go oha just vegeta scc
           pkgs.sqlite pkgs.shellcheck pkgs.docker-client pkgs.chromium
           pkgs.curl pkgs.jq pkgs.util-linux pkgs.procps pkgs.gcc
         ];

@@ -19,6 +19,7 @@ import (
 	"stacklab/analysis/compare/table"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
+	"stacklab/analysis/sizes"
 	"stacklab/analysis/summary"
 )
 
@@ -61,6 +62,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	if sizes.Is(dirs[0]) || sizes.Is(dirs[1]) {
+		return compareSizes(dirs, cross, stdout, stderr)
+	}
 	var sums [2]*summary.Summary
 	var mans [2]*manifest.Manifest
 	for i, d := range dirs {
@@ -85,6 +89,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 	c := table.Compare(sums[0], sums[1], !sameHost)
 	stdout.Write(table.Markdown(c))
 	if c.Failed {
+		return 1
+	}
+	return 0
+}
+
+// compareSizes compares two size studies' folders (a size folder against
+// a load study's is refused: they share no measure).
+func compareSizes(dirs []string, cross bool, stdout, stderr io.Writer) int {
+	bad := func(msg string) int {
+		fmt.Fprintln(stderr, "compare: "+msg)
+		return 2
+	}
+	if !sizes.Is(dirs[0]) || !sizes.Is(dirs[1]) {
+		return bad(fmt.Sprintf("%s and %s: one is a size study and the other is not; they share no measure", dirs[0], dirs[1]))
+	}
+	var sums [2]*sizes.Summary
+	var mans [2]*manifest.Manifest
+	for i, d := range dirs {
+		z, err := sizes.Load(d, sizes.Options{})
+		if err != nil {
+			return bad(err.Error())
+		}
+		m, err := manifest.Read(d)
+		if err != nil {
+			return bad(err.Error())
+		}
+		sums[i], mans[i] = z, m
+	}
+	sameHost := manifest.SameHost(mans[0], mans[1])
+	if !sameHost && !cross {
+		return bad(fmt.Sprintf("%s and %s come from different hosts (%s vs %s): build times from two hosts are not comparable; pass --cross-host to compare anyway, every row labelled",
+			dirs[0], dirs[1], sums[0].HostProfile+": "+sums[0].Host.CPUModel, sums[1].HostProfile+": "+sums[1].Host.CPUModel))
+	}
+	out, failed := table.SizeMarkdown(sums[0], sums[1], !sameHost)
+	stdout.Write(out)
+	if failed {
 		return 1
 	}
 	return 0

@@ -3,7 +3,8 @@
 //
 //	plan describe STUDY --lab-root DIR [--stacks a,b] [--connections N] [--extra-stacks DIR]
 //	    checks the study and its stacks; prints "key value" lines: study,
-//	    hash, stacks_dir, sampler_check, upstream, checks, then "row ROW STACK",
+//	    hash, stacks_dir, sampler_check, upstream, checks, for a size study
+//	    "size_runs PROFILE N" and "size_build 0|1", then "row ROW STACK",
 //	    "env ROW KEY=VALUE", "slots ROW N" and "window ID" lines in order
 //	plan window STUDY ID [--connections N]
 //	    one window's facts as "key value" lines (fresh_db, rows, companion,
@@ -166,6 +167,13 @@ func describe(path string, args []string, out io.Writer) error {
 		}
 	}
 	fmt.Fprintf(out, "upstream %d\nchecks %d\n", upstream, checks)
+	if z := s.Size; z != nil {
+		build := 0
+		if z.Build {
+			build = 1
+		}
+		fmt.Fprintf(out, "size_runs quick %d\nsize_runs full %d\nsize_build %d\n", z.QuickRuns, z.FullRuns, build)
+	}
 	for _, r := range rows {
 		fmt.Fprintf(out, "row %s %s\n", r, s.StackOf(r))
 		if v := s.Variant(r); v != nil {

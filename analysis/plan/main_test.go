@@ -131,3 +131,21 @@ status = 200
 		t.Errorf("checks printed:\n%s", out)
 	}
 }
+
+// A size study: its build runs per profile, whether it builds, its rows,
+// and no window.
+func TestDescribeSize(t *testing.T) {
+	code, out, errs := runPlan("describe", "../../studies/size.toml", "--lab-root", "../..", "--stacks", "go-nethttp,rust-axum")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"study size\n", "size_runs quick 1\nsize_runs full 3\nsize_build 1\n",
+		"row go-nethttp go-nethttp\nrow rust-axum rust-axum\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("describe lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "window ") {
+		t.Errorf("a size study has no window:\n%s", out)
+	}
+}

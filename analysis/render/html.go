@@ -14,13 +14,16 @@ import (
 
 // HTML renders report.html: one file, no script, no fetch; the charts are
 // inline SVG so the page reads the same offline and without JavaScript.
-func HTML(s *summary.Summary) []byte {
+func HTML(s *summary.Summary) []byte { return htmlOf(s.Folder, blocks(s)) }
+
+// htmlOf lays out any document's blocks as one page titled title.
+func htmlOf(title string, bls []block) []byte {
 	var b bytes.Buffer
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>` + html.EscapeString(s.Folder) + `</title>
+<title>` + html.EscapeString(title) + `</title>
 <style>
 body { font: 15px/1.45 system-ui, sans-serif; max-width: 84rem; margin: 2rem auto; padding: 0 1rem; color: #1b1f24; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; display: block; overflow-x: auto; }
@@ -40,7 +43,7 @@ svg.chart .axis { stroke: #8a929c; }
 </head>
 <body>
 `)
-	for _, bl := range blocks(s) {
+	for _, bl := range bls {
 		switch bl.kind {
 		case heading:
 			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, inline(bl.text), bl.level)

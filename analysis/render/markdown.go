@@ -11,9 +11,12 @@ import (
 
 // Markdown renders summary.md: plain, aligned tables that read well in a
 // terminal, a diff and on a code host.
-func Markdown(s *summary.Summary) []byte {
+func Markdown(s *summary.Summary) []byte { return markdownOf(blocks(s)) }
+
+// markdownOf lays out any document's blocks (charts have no Markdown form).
+func markdownOf(bls []block) []byte {
 	var b bytes.Buffer
-	for i, bl := range blocks(s) {
+	for i, bl := range bls {
 		if bl.kind == chart {
 			continue
 		}

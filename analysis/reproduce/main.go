@@ -24,6 +24,7 @@ import (
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/render"
 	"stacklab/analysis/results"
+	"stacklab/analysis/sizes"
 	"stacklab/analysis/summary"
 )
 
@@ -99,17 +100,12 @@ func allFolders(root string) ([]string, error) {
 }
 
 func one(dir string) int {
-	f, err := results.Load(dir)
-	if err != nil {
-		fmt.Fprintln(stderr, "reproduce: "+err.Error())
-		return 2
-	}
 	opt, err := committedOptions(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "reproduce: "+err.Error())
 		return 2
 	}
-	s, err := summary.Compute(f, opt)
+	outs, err := derive(dir, opt)
 	if err != nil {
 		fmt.Fprintln(stderr, "reproduce: "+err.Error())
 		return 2
@@ -121,7 +117,7 @@ func one(dir string) int {
 	}
 	defer os.RemoveAll(tmp)
 	code := 0
-	for _, out := range render.Files(s) {
+	for _, out := range outs {
 		fresh := filepath.Join(tmp, out.Name)
 		if err := os.WriteFile(fresh, out.Data, 0o644); err != nil {
 			fmt.Fprintln(stderr, "reproduce: "+err.Error())
@@ -143,6 +139,27 @@ func one(dir string) int {
 		fmt.Fprintf(stdout, "reproduce: %s: checksums ok; summary.md, summary.json, report.html reproduce byte for byte\n", dir)
 	}
 	return code
+}
+
+// derive computes a folder's outputs as summarize does: a size study's
+// through analysis/sizes, any other through analysis/summary.
+func derive(dir string, opt summary.Options) ([]render.File, error) {
+	if sizes.Is(dir) {
+		z, err := sizes.Load(dir, sizes.Options{Baseline: opt.Baseline})
+		if err != nil {
+			return nil, err
+		}
+		return render.SizeFiles(z), nil
+	}
+	f, err := results.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := summary.Compute(f, opt)
+	if err != nil {
+		return nil, err
+	}
+	return render.Files(s), nil
 }
 
 // committedOptions reads the options summarize was run with back from the

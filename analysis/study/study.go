@@ -62,6 +62,9 @@ type Study struct {
 	SamplerCheck string
 	// SelfTest names the rows of an A/A self-test (nil: not one).
 	SelfTest *SelfTest
+	// Size makes it a size study (size.go): code, dependencies, builds and
+	// artifacts per stack instead of load cases.
+	Size *Size
 }
 
 // SelfTest is a study that measures the lab itself: A and Twin are the
@@ -316,6 +319,7 @@ type fileShape struct {
 	Cases        []caseShape    `toml:"case"`
 	Variants     []variantShape `toml:"variant"`
 	SelfTest     *selftestShape `toml:"selftest"`
+	Size         *sizeShape     `toml:"size"`
 }
 
 type selftestShape struct {
@@ -420,8 +424,11 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 	if len(f.Include) > 0 && len(f.Cases) > 0 {
 		return nil, &Error{Path: path, Key: "include", Msg: "a study either includes others or has cases of its own, not both"}
 	}
+	if f.Size != nil {
+		return parseSize(s, path, f)
+	}
 	if len(f.Include) == 0 && len(f.Cases) == 0 {
-		return nil, &Error{Path: path, Msg: "no [[case]] and no include: nothing to measure"}
+		return nil, &Error{Path: path, Msg: "no [[case]], no include and no [size]: nothing to measure"}
 	}
 	for _, name := range f.Include {
 		if !nameRe.MatchString(name) {
@@ -508,7 +515,8 @@ func typeFault(msg string) (key, text string) {
 		"fileShape": reflect.TypeOf(fileShape{}), "caseShape": reflect.TypeOf(caseShape{}),
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
 		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
-		"mixShape": reflect.TypeOf(mixShape{}),
+		"sizeShape": reflect.TypeOf(sizeShape{}),
+		"mixShape":  reflect.TypeOf(mixShape{}),
 	}
 	key = m[3]
 	if t, ok := shapes[m[2]]; ok {
@@ -518,7 +526,7 @@ func typeFault(msg string) (key, text string) {
 	}
 	want := map[string]string{"bool": "true or false", "string": "a quoted string", "int": "a whole number",
 		"float64": "a number", "[]string": "a list of quoted strings", "[]int": "a list of whole numbers",
-		"map[string]string": "a table of quoted strings"}[m[4]]
+		"map[string]string": "a table of quoted strings", "*bool": "true or false", "*int": "a whole number"}[m[4]]
 	if want == "" {
 		want = m[4]
 	}

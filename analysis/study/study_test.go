@@ -92,7 +92,12 @@ func TestFaults(t *testing.T) {
 		{"unknown top key", "conections = 3\n[[case]]\nname='a'\npath='/a'", "study.toml:1: conections: unknown key"},
 		{"unknown case key", "[[case]]\nname='a'\npath='/a'\nbodyy='x'", "study.toml:4: case.bodyy: unknown key"},
 		{"wrong type", "[[case]]\nname='a'\npath='/a'\nfresh_db='yes'", "study.toml:4: fresh_db: want true or false, got a TOML string"},
-		{"no cases", "description = 'x'", "study.toml: no [[case]] and no include"},
+		{"no cases", "description = 'x'", "study.toml: no [[case]], no include and no [size]"},
+		{"size with a case", "[size]\n[[case]]\nname='a'\npath='/a'", "case: a size study has no [[case]]"},
+		{"size with a variant", "[size]\n[[variant]]\nstack='go'\nname='x'\nenv={A='1'}", "variant: a size study has no [[variant]]"},
+		{"size runs out of range", "[size]\nfull_runs=0", "size.full_runs: want a whole number from 1 to 20 (got 0)"},
+		{"size unknown key", "[size]\nrunz=3", "study.toml:2: size.runz: unknown key"},
+		{"size build not a bool", "[size]\nbuild='no'", "build: want true or false, got a TOML string"},
 		{"missing name", "[[case]]\npath='/a'", `case 1: name: missing`},
 		{"bad name", "[[case]]\nname='A b'\npath='/a'", `case "A b": name: "A b": lower-case letters`},
 		{"missing path", "[[case]]\nname='a'", `case "a": path: missing`},
@@ -172,4 +177,24 @@ func parse(t *testing.T, text string) *Study {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func TestSizeStudy(t *testing.T) {
+	s, err := Load("../../studies/size.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Size == nil || !s.Size.Build || s.Size.RunsFor("quick") != 1 || s.Size.RunsFor("full") != 3 {
+		t.Fatalf("studies/size.toml: got %+v, want builds, 1 quick run, 3 full", s.Size)
+	}
+	if len(s.Cases()) != 0 || len(s.Windows(32)) != 0 {
+		t.Errorf("a size study has no cases or windows, got %d and %d", len(s.Cases()), len(s.Windows(32)))
+	}
+	s, err = Parse("code.toml", []byte("stacks=['go-nethttp']\n[size]\nbuild=false\nquick_runs=2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Size.Build || s.Size.RunsFor("quick") != 2 || s.Stacks[0] != "go-nethttp" {
+		t.Errorf("got %+v and stacks %v", s.Size, s.Stacks)
+	}
 }

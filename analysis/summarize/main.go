@@ -19,6 +19,7 @@ import (
 
 	"stacklab/analysis/render"
 	"stacklab/analysis/results"
+	"stacklab/analysis/sizes"
 	"stacklab/analysis/summary"
 )
 
@@ -74,6 +75,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	if sizes.Is(dir) {
+		return size(dir, opt, stdout, stderr)
+	}
 	f, err := results.Load(dir)
 	if err != nil {
 		return bad(err.Error())
@@ -91,6 +95,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "summarize: FAIL "+fl.String())
 	}
 	if len(s.Failures) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// size summarizes a size study's folder (analysis/sizes), with the same
+// outputs, exit status and failure lines as a load study's.
+func size(dir string, opt summary.Options, stdout, stderr io.Writer) int {
+	z, err := sizes.Load(dir, sizes.Options{Baseline: opt.Baseline})
+	if err != nil {
+		fmt.Fprintln(stderr, "summarize: "+err.Error())
+		return 2
+	}
+	files := render.SizeFiles(z)
+	if err := writeAll(dir, files); err != nil {
+		fmt.Fprintln(stderr, "summarize: "+err.Error())
+		return 2
+	}
+	stdout.Write(files[0].Data)
+	for _, fl := range z.Failures {
+		fmt.Fprintln(stderr, "summarize: FAIL "+fl.String())
+	}
+	if len(z.Failures) > 0 {
 		return 1
 	}
 	return 0

@@ -29,6 +29,7 @@ cleanup() {
   for pid in "${BG_PIDS[@]}"; do kill_tree "$pid"; done
   for pid in "${BG_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   docker ps -aq --filter "label=stacklab.bench=$BENCH_ID" | xargs -r docker rm -f >/dev/null 2>&1 || true
+  if declare -F size_cleanup >/dev/null; then size_cleanup; fi
   if ((FINISHED == 0)) && [[ -n "${RUN_DIR:-}" && -f "$RUN_DIR/manifest.json" ]]; then
     local why=${INTERRUPTED:+interrupted by $INTERRUPTED}
     lab_tool record finish "$RUN_DIR" --incomplete "${why:-bench exited early (status $rc)}" || true

@@ -95,7 +95,8 @@ study_file() {
 
 # read_plan: what the study asks for, from analysis/plan: ROWS (stacks and
 # variants, in order), ROW_STACK, ROW_ENV and ROW_SLOTS per row, WINDOWS,
-# SAMPLER_CHECK, NEEDS_UPSTREAM, HAS_CHECKS; a bad study exits 2 here.
+# SAMPLER_CHECK, NEEDS_UPSTREAM, HAS_CHECKS, and for a size study SIZE_STUDY,
+# SIZE_RUNS (the profile's build runs) and SIZE_BUILD; a bad study exits 2 here.
 declare -gA ROW_STACK=() ROW_ENV=() ROW_SLOTS=()
 read_plan() {
   local out key a b rc=0
@@ -105,7 +106,7 @@ read_plan() {
     echo "bench: ${out#plan describe: }" >&2
     exit 2
   fi
-  ROWS=() WINDOWS=() SAMPLER_CHECK="" NEEDS_UPSTREAM=0 HAS_CHECKS=0
+  ROWS=() WINDOWS=() SAMPLER_CHECK="" NEEDS_UPSTREAM=0 HAS_CHECKS=0 SIZE_STUDY=0 SIZE_RUNS="" SIZE_BUILD=0
   while read -r key a b; do
     case "$key" in
       study) STUDY=$a ;;
@@ -117,6 +118,8 @@ read_plan() {
       env) ROW_ENV[$a]+="$b"$'\n' ;;
       slots) ROW_SLOTS[$a]=$b ;;
       window) WINDOWS+=("$a") ;;
+      size_runs) SIZE_STUDY=1; [[ "$a" != "${PROFILE:-quick}" ]] || SIZE_RUNS=$b ;;
+      size_build) SIZE_BUILD=$a ;;
     esac
   done <<<"$out"
 }

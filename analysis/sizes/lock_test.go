@@ -1,0 +1,63 @@
+package sizes
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The lock data committed in stacks/: each ecosystem's parser against
+// the real file, counts checked against the file by other means (README).
+func TestParseLockOnTheStacks(t *testing.T) {
+	for _, c := range []struct {
+		eco, file string
+		want      int
+	}{
+		{"cargo", "../../stacks/rust-axum/Cargo.lock", 141},
+		{"npm", "../../stacks/node-fastify/package-lock.json", 90},
+		{"pip", "../../stacks/python-fastapi/requirements.txt", 29},
+		{"gem", "../../stacks/ruby-rails/Gemfile.lock", 52},
+		{"maven", "../../stacks/java-spring/dependency-tree.txt", 57},
+		{"debian", "../../stacks/c-libmicrohttpd/packages.txt", 105},
+	} {
+		b, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, err := ParseLock(c.eco, b)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		t.Logf("%s %s: %d packages, first %v", c.eco, c.file, len(pk), pk[0])
+		if c.want >= 0 && len(pk) != c.want {
+			t.Errorf("%s: %d packages, want %d", c.file, len(pk), c.want)
+		}
+	}
+}
+
+// What the app does not ship is not in its tree: npm's dev dependencies,
+// Maven's test scope, Cargo's path packages; repeats count once.
+func TestParseLockLeavesOut(t *testing.T) {
+	for _, c := range []struct {
+		eco, text string
+		want      string
+	}{
+		{"npm", `{"lockfileVersion":3,"packages":{"":{"name":"app"},"node_modules/a":{"version":"1.0.0"},` +
+			`"node_modules/t":{"version":"2.0.0","dev":true},"node_modules/x/node_modules/a":{"version":"1.0.0"},"node_modules/l":{"link":true}}}`, "a@1.0.0"},
+		{"maven", "me:app:jar:1\n+- org.x:lib:jar:1.2:compile\n\\- org.junit:junit:jar:5.0:test\n", "org.x:lib@1.2"},
+		{"cargo", "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.0\"\nsource = \"registry+x\"\n", "serde@1.0.0"},
+		{"gem", "GEM\n  specs:\n    rack (2.2.4)\n      x (>= 1)\n    puma (5.6.5)\n\nPLATFORMS\n  ruby\n", "puma@5.6.5 rack@2.2.4"},
+	} {
+		pk, err := ParseLock(c.eco, []byte(c.text))
+		if err != nil {
+			t.Fatalf("%s: %v", c.eco, err)
+		}
+		var got []string
+		for _, p := range pk {
+			got = append(got, p.Name+"@"+p.Version)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s: %q, want %q", c.eco, g, c.want)
+		}
+	}
+}

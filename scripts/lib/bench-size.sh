@@ -1,0 +1,238 @@
+# shellcheck shell=bash
+# A size study (studies/size.toml): per stack, its app code and lock data
+# (analysis/size writes the raw files), then per run a clean image build
+# with no cache from the local base and a rebuild after a one-line change
+# to one handler, timed, and the clean image's sizes and files. Each build
+# runs in a copy of the lab (the working tree, results/ left out) so the
+# change never touches the checkout, under a tag of its own
+# (stacklab-size/<stack>:<bench id>-run-N), removed afterwards. Sourced by
+# scripts/bench; the stack folder's SIZE_ keys are in stacks/README.md.
+
+SIZE_TAGS=()        # images this bench built, removed on exit
+SIZE_FAILED=0       # measures not taken (a stack folder's fault: one line each)
+declare -gA SIZE_TOOK=()  # seconds each stack took in run 1: the later runs' ETA
+
+# size_cleanup: remove the images this bench tagged (called by cleanup)
+size_cleanup() {
+  local t
+  for t in "${SIZE_TAGS[@]}"; do docker rmi "$t" >/dev/null 2>&1 || true; done
+}
+
+# scc_check: the pinned scc is on PATH (it counts the code)
+scc_check() {
+  local have
+  command -v scc >/dev/null || die "bench: scc is not on PATH: run through ./lab or 'nix develop' (scripts/bootstrap installs it)"
+  have=$(scc --version 2>/dev/null | awk '{print $3}')
+  [[ "$have" == "$(pinned scc)" ]] || die "bench: scc $have is on PATH but the lab pins $(pinned scc) (versions.json)"
+  SCC=$(command -v scc)
+}
+
+# size_toolchains: "name version" of the programs the stacks' builds run
+size_toolchains() {
+  echo "rustc $(rustc --version 2>/dev/null | awk '{print $2}')"
+  echo "cargo $(cargo --version 2>/dev/null | awk '{print $2}')"
+  echo "gcc $(gcc -dumpfullversion 2>/dev/null)"
+  echo "mvn $(mvn -v -B 2>/dev/null | sed -n 's/.*Apache Maven \([0-9.]*\).*/\1/p' | head -n1)"
+  echo "java $(java -version 2>&1 | awk -F'"' '/version/ {print $2; exit}')"
+}
+
+size_prepare() {
+  trap cleanup EXIT
+  trap 'on_signal SIGINT' INT
+  trap 'on_signal SIGTERM' TERM
+  mkdir -p "$WORK"
+  scc_check
+  : "${BUILD_CPUS:=$(cat /sys/devices/system/cpu/online)}"
+  cpu_list_expand "$BUILD_CPUS" >/dev/null || die "host profile $HOST_PROFILE_FILE: BUILD_CPUS=$BUILD_CPUS is not a CPU list like 0-3,6"
+  if ((SIZE_BUILD)); then
+    command -v docker >/dev/null || die "bench: docker is needed to build the images (or set build = false in the study's [size])"
+    "$LAB_ROOT/scripts/images" base
+    IMAGE_TAG["base"]=$(require_image base)
+  fi
+  local commit tools=() name version
+  commit=$(lab_commit)
+  new_results_dir
+  [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
+  # The build times depend on the toolchains, not on the load generators.
+  while read -r name version; do
+    [[ -n "$version" && "$version" != none && " oha vegeta just " != *" $name "* ]] && tools+=(--tool "$name=$version")
+  done < <(tool_versions; size_toolchains)
+  tools+=(--tool "scc=$(pinned scc)")
+  note "bench: study $STUDY (size), profile $PROFILE, $RUNS build run(s), build CPUs $BUILD_CPUS, stacks ${ROWS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
+  lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
+    --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup 0 --duration 0 --connections 0 \
+    --cases "" --stacks "$(IFS=,; echo "${ROWS[*]}")" --extra "build_cpus=$BUILD_CPUS" \
+    --extra "quiet_gate=$QUIET_GATE" "${tools[@]}" --lab-commit "$commit"
+  if ((SIZE_BUILD)); then record_image base; fi
+}
+
+size_main() {
+  local run row i
+  for ((run = 1; run <= RUNS; run++)); do
+    quiet_wait
+    mkdir -p "$RUN_DIR/raw/run-$run"
+    i=0
+    while read -r row; do
+      i=$((i + 1))
+      SIZE_LEFT=$(size_left "$run" "$row")
+      local t0=$SECONDS
+      size_stack "$run" "$row" "$i"
+      ((run > 1)) || SIZE_TOOK[$row]=$((SECONDS - t0))
+    done < <(run_order "$run")
+    lab_tool record run "$RUN_DIR" "$run" --order "$(run_order "$run" | paste -sd,)"
+  done
+  lab_tool record finish "$RUN_DIR"
+  FINISHED=1
+  local rc=0
+  note "bench: measured; summarizing ${RUN_DIR#"$LAB_ROOT"/}"
+  lab_tool summarize "$RUN_DIR" || rc=$?
+  ((SIZE_FAILED == 0)) || note "bench: $SIZE_FAILED measure(s) not taken (one line each above); the other stacks were measured"
+  return "$rc"
+}
+
+# size_left RUN STACK: the time left from STACK of RUN on, as run 1 took
+# it (unknown during run 1, whose builds set the pace)
+size_left() {
+  local r s total=0 started=0
+  ((${#SIZE_TOOK[@]} == ${#ROWS[@]})) || { echo "time left known after run 1"; return 0; }
+  for ((r = $1; r <= RUNS; r++)); do
+    while read -r s; do
+      [[ $r -gt $1 || "$s" == "$2" ]] && started=1
+      ((started)) && total=$((total + ${SIZE_TOOK[$s]}))
+    done < <(run_order "$r")
+  done
+  echo "about $(eta_fmt "$total") left"
+}
+
+# size_note RUN I STACK WHAT: the progress line
+size_note() { note "bench: run $1/$RUNS · stack $2/${#ROWS[@]} · $3: $4 · ${SIZE_LEFT:-}"; }
+
+# measure OUT NAME RESULT CMD...: a measure analysis/size takes into OUT;
+# a stack folder's fault is one line (size prints it and writes
+# NAME.error), and any other failure that left no RESULT gets its own
+# NAME.error, so the study goes on and summarize names what is missing
+measure() {
+  local out=$1 name=$2 result=$3
+  shift 3
+  "$@" && return 0
+  if [[ -f "$out/$name.error" ]]; then
+    SIZE_FAILED=$((SIZE_FAILED + 1))
+  elif [[ ! -e "$out/$result" ]]; then
+    size_failed "$out" "$name" "$(basename "$out"): $name: $1 $2 failed (its message above)"
+  fi
+}
+
+size_stack() {
+  local run=$1 stack=$2 i=$3 out
+  out="$RUN_DIR/raw/run-$run/$stack"
+  mkdir -p "$out"
+  if ((run == 1)); then
+    size_note "$run" "$i" "$stack" "counting the app's code"
+    measure "$out" code code.scc.json lab_tool size code "$(stack_dir "$stack")" "$out" --scc "$SCC"
+    if ((SIZE_BUILD == 0)); then
+      measure "$out" deps deps lab_tool size deps "$(stack_dir "$stack")" "$out" --lab-root "$LAB_ROOT" --scc "$SCC"
+      return 0
+    fi
+  fi
+  ((SIZE_BUILD)) || return 0
+  size_builds "$run" "$i" "$stack" "$out"
+}
+
+# lab_copy DIR: the lab's working tree (tracked and untracked files, not
+# ignored ones, results/ left out) copied into DIR
+lab_copy() {
+  mkdir -p "$1"
+  (cd "$LAB_ROOT" && git ls-files -z --cached --others --exclude-standard -- . ':!results' |
+    tar --null --no-recursion -T - -cf -) | tar -xf - -C "$1"
+}
+
+# timed_build COPY STACK TAG LOG [ENV...]: the stack's build-image in COPY
+# on the build CPUs, its wall milliseconds on stdout; false when it failed
+timed_build() {
+  local copy=$1 stack=$2 tag=$3 log=$4 start
+  shift 4
+  start=$(date +%s%N)
+  env -u CARGO_TARGET_DIR "$@" BASE_IMAGE="$BASE_FOR_BUILD" LAB_BUILD_CPUS="$BUILD_CPUS" \
+    taskset -c "$BUILD_CPUS" "$copy/stacks/$stack/build-image" "$tag" >>"$log" 2>&1 || return 1
+  echo $((($(date +%s%N) - start) / 1000000))
+}
+
+size_builds() {
+  local run=$1 i=$2 stack=$3 out=$4 copy tag log clean rebuild touch
+  copy="$WORK/copy-$stack-$run"
+  tag="stacklab-size/$stack:$BENCH_ID-run-$run"
+  log="$WORK/$stack-$run.build.log"
+  touch=$(stack_env_get "$stack" SIZE_TOUCH)
+  BASE_FOR_BUILD=""
+  [[ " $(stack_env_get "$stack" DEPENDS) " == *" base "* ]] && BASE_FOR_BUILD=${IMAGE_TAG["base"]}
+  # A Go app's clean build starts from an empty Go build cache; the other
+  # stacks keep the host's, which only the packer (stacks/mkimage) uses.
+  local gocache=()
+  [[ "$(stack_env_get "$stack" LANGUAGE)" == go ]] && gocache=(GOCACHE="$copy/.gocache")
+  lab_copy "$copy"
+  SIZE_TAGS+=("$tag")
+  size_note "$run" "$i" "$stack" "clean build (no cache, no build output left)"
+  if ! clean=$(timed_build "$copy" "$stack" "$tag" "$log" LAB_NO_CACHE=1 "${gocache[@]}"); then
+    size_failed "$out" build "$stack: the clean build failed" "$log"
+    rm -rf "$copy"
+    return 0
+  fi
+  if ((run == 1)); then
+    # After the build: packages.txt in the copy is the image's own list.
+    measure "$out" deps deps lab_tool size deps "$copy/stacks/$stack" "$out" --lab-root "$copy" --scc "$SCC"
+    [[ -f "$out/deps.error" ]] || size_deps_code "$stack" "$tag" "$out"
+  fi
+  size_note "$run" "$i" "$stack" "image sizes and files"
+  size_image "$stack" "$tag" "$out"
+  if [[ -z "$touch" ]]; then
+    size_failed "$out" build "$stack: stack.env states no SIZE_TOUCH, the handler file the rebuild changes by one line (stacks/README.md)"
+  elif ! lab_tool size touch "$copy/stacks/$stack/$touch"; then
+    size_failed "$out" build "$stack: SIZE_TOUCH $touch cannot be changed (above)"
+  else
+    size_note "$run" "$i" "$stack" "rebuild after a one-line change to $touch"
+    if ! rebuild=$(timed_build "$copy" "$stack" "$tag" "$log" "${gocache[@]}"); then
+      size_failed "$out" build "$stack: the rebuild after changing $touch failed" "$log"
+    else
+      lab_tool size build "$out" --clean-ms "$clean" --rebuild-ms "$rebuild" --touched "$touch" --cpus "$BUILD_CPUS"
+      note "bench: $stack: clean build $((clean / 1000)) s, rebuild $((rebuild / 1000)) s"
+    fi
+  fi
+  docker rmi "$tag" >/dev/null 2>&1 || true
+  rm -rf "$copy"
+}
+
+# size_failed OUT MEASURE LINE [LOG]: a measure not taken: its .error (and
+# the build's log beside it), one line on stderr
+size_failed() {
+  echo "$3" >"$1/$2.error"
+  [[ -z "${4:-}" ]] || cp "$4" "$1/$2.log"
+  note "bench: $3"
+  SIZE_FAILED=$((SIZE_FAILED + 1))
+}
+
+# size_image STACK TAG OUT: the image unpacked and gzipped, its files and
+# binary (analysis/size reads the file system docker export writes)
+size_image() {
+  local stack=$1 tag=$2 out=$3 bytes gz cid
+  bytes=$(docker image inspect -f '{{.Size}}' "$tag")
+  gz=$(docker save "$tag" | gzip -c | wc -c)
+  cid=$(docker create --label "stacklab.bench=$BENCH_ID" "$tag" /nonexistent)
+  measure "$out" image image.json lab_tool size image "$out" --tag "$tag" --size "$bytes" \
+    --gzipped "$gz" --binary "$(stack_env_get "$stack" SIZE_BINARY)" < <(docker export "$cid")
+  docker rm -f "$cid" >/dev/null 2>&1 || true
+}
+
+# size_deps_code STACK TAG OUT: scc over the dependencies' source inside
+# the image (SIZE_DEPS_SRC), run from a read-only mount of the pinned scc
+size_deps_code() {
+  local dirs
+  dirs=$(stack_env_get "$1" SIZE_DEPS_SRC)
+  [[ -n "$dirs" ]] || return 0
+  # shellcheck disable=SC2086 # SIZE_DEPS_SRC is a list of paths
+  docker run --rm --network none --label "stacklab.bench=$BENCH_ID" -v "$SCC:/stacklab-scc:ro" \
+    --entrypoint /stacklab-scc "$2" --format json --no-cocomo --no-complexity --no-gitignore --no-ignore -- $dirs \
+    >"$3/deps-code.scc.json" 2>"$WORK/deps-code.err" || {
+    rm -f "$3/deps-code.scc.json"
+    note "bench: $1: scc over SIZE_DEPS_SRC ($dirs) in the image failed: $(head -n1 "$WORK/deps-code.err")"
+  }
+}
