@@ -171,14 +171,18 @@ bench_main() {
       fi
       # The full profile also redoes a run during which the vCPU changed
       # speed (the CPU-speed canary moved), which no load average shows.
+      # (A verdict that could not read the files says so and keeps the run:
+      # summarize will name the bad file.)
+      rm -f "$WORK/run-$run.canary.json"
       if [[ "$PROFILE" == full ]] && ((attempt < MAX_REDO)) &&
         ! lab_tool canary verdict --out "$WORK/run-$run.canary.json" "$RUN_DIR/raw/run-$run" >"$WORK/run-$run.canary.txt" 2>&1; then
-        attempt=$((attempt + 1))
-        note "bench: run $run: $(cat "$WORK/run-$run.canary.txt"); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
         if [[ -s "$WORK/run-$run.canary.json" ]]; then
+          attempt=$((attempt + 1))
+          note "bench: run $run: $(cat "$WORK/run-$run.canary.txt"); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
           discard_run "$run" "$attempt" "$WORK/run-$run.canary.json"
           continue
         fi
+        note "bench: run $run: $(cat "$WORK/run-$run.canary.txt")"
       fi
       local evidence=()
       [[ -f "$quiet_json" ]] && evidence=(--quiet "$quiet_json")
