@@ -441,6 +441,13 @@ func readDeps(sdir string) (DepsRow, string, error) {
 		}
 		row.Code = &n
 		row.From = strings.Join(names, ", ")
+		var c Cover
+		if _, err := os.Stat(filepath.Join(sdir, DepsCoverFile)); err == nil {
+			if err := ReadJSON(filepath.Join(sdir, DepsCoverFile), &c); err != nil {
+				return row, "", err
+			}
+			row.From = fmt.Sprintf("%s (source of %d of %d packages)", row.From, c.WithSource, c.Packages)
+		}
 	}
 	row.Measured = true
 	return row, "", nil
