@@ -187,6 +187,8 @@ size_builds() {
     rm -rf "$copy"
     return 0
   fi
+  local clean_id
+  clean_id=$(docker image inspect -f '{{.Id}}' "$tag")
   if ((run == 1)); then
     # After the build: packages.txt in the copy is the image's own list.
     measure "$out" deps deps lab_tool size deps "$copy/stacks/$stack" "$out" --lab-root "$copy" --scc "$SCC"
@@ -209,6 +211,10 @@ size_builds() {
     fi
   fi
   docker rmi "$tag" >/dev/null 2>&1 || true
+  # The rebuild took the tag from the clean build's image: that image, if
+  # nothing else names it now, is this bench's and goes too.
+  [[ "$(docker image inspect -f '{{len .RepoTags}}' "$clean_id" 2>/dev/null)" != 0 ]] ||
+    docker rmi "$clean_id" >/dev/null 2>&1 || true
   rm -rf "$copy"
 }
 
