@@ -285,6 +285,10 @@ func deps(stackDir, out string, args []string) error {
 			if err := sccTotal(*scc, dirs, filepath.Join(out, sizes.DepsCodeFile)); err != nil {
 				return err
 			}
+			pk, _ := sizes.ParseLock(eco, b)
+			if err := writeJSON(filepath.Join(out, sizes.DepsCoverFile), sizes.Cover{WithSource: len(dirs), Packages: len(pk)}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -328,9 +332,9 @@ func goModuleDirs(list []byte) []string {
 	return dirs
 }
 
-// crateDirs are the unpacked sources cargo keeps of every crate of the
-// lock ($CARGO_HOME/registry/src/*/NAME-VERSION), when it has them all
-// (the Rust stacks build on this host); none when one is missing.
+// crateDirs are the unpacked sources cargo keeps of the lock's crates
+// ($CARGO_HOME/registry/src/*/NAME-VERSION): those the build on this host
+// used; a crate for another platform (windows-sys) is never unpacked.
 func crateDirs(lock []byte) []string {
 	home := os.Getenv("CARGO_HOME")
 	if home == "" {
@@ -343,11 +347,9 @@ func crateDirs(lock []byte) []string {
 	}
 	var dirs []string
 	for _, p := range pk {
-		m, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", p.Name+"-"+p.Version))
-		if len(m) == 0 {
-			return nil
+		if m, _ := filepath.Glob(filepath.Join(home, "registry", "src", "*", p.Name+"-"+p.Version)); len(m) > 0 {
+			dirs = append(dirs, m[0])
 		}
-		dirs = append(dirs, m[0])
 	}
 	return dirs
 }

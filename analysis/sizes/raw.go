@@ -18,12 +18,13 @@ import (
 
 // Raw file names inside raw/run-N/<stack>/.
 const (
-	CodeFile     = "code.scc.json"      // scc --by-file over the app's counted files
-	RuleFile     = "code.rule.json"     // the stack's rule as applied (CodeRule)
-	DepsDir      = "deps"               // copies of the lock data, <ecosystem>-<name>
-	DepsCodeFile = "deps-code.scc.json" // scc over the dependencies' source, where at hand
-	BuildFile    = "build.json"         // one clean build and one rebuild (Build)
-	ImageFile    = "image.json"         // the image's sizes and files (Image)
+	CodeFile      = "code.scc.json"        // scc --by-file over the app's counted files
+	RuleFile      = "code.rule.json"       // the stack's rule as applied (CodeRule)
+	DepsDir       = "deps"                 // copies of the lock data, <ecosystem>-<name>
+	DepsCodeFile  = "deps-code.scc.json"   // scc over the dependencies' source, where at hand
+	DepsCoverFile = "deps-code.cover.json" // how many packages' source deps-code.scc.json covers (Cover)
+	BuildFile     = "build.json"           // one clean build and one rebuild (Build)
+	ImageFile     = "image.json"           // the image's sizes and files (Image)
 )
 
 // SCCLanguage is one language of scc's --format json output.
@@ -335,6 +336,13 @@ func debianList(b []byte) ([][2]string, error) {
 		out = append(out, [2]string{name, version})
 	}
 	return out, nil
+}
+
+// Cover is how many of a lock's packages had their source at hand for
+// the dependency code count (the rest: another platform's, never unpacked).
+type Cover struct {
+	WithSource int `json:"packages_with_source"`
+	Packages   int `json:"packages"`
 }
 
 // Build is one run's clean build and rebuild of a stack's image.

@@ -200,6 +200,12 @@ func Load(dir string, opt Options) (*Summary, error) {
 	first := filepath.Join(dir, "raw", "run-"+strconv.Itoa(s.Runs[0]))
 	for _, stk := range stacks {
 		sdir := filepath.Join(first, stk)
+		if s.stopped(sdir) {
+			s.Code = append(s.Code, CodeRow{Stack: stk, Kinds: map[string]int64{}})
+			s.Deps = append(s.Deps, DepsRow{Stack: stk})
+			s.addFailure(s.Runs[0], stk, "all", "not measured: the bench stopped before this stack ("+s.IncompleteReason+")")
+			continue
+		}
 		row, fail, err := readCode(sdir)
 		if err != nil {
 			return nil, err
@@ -222,6 +228,16 @@ func Load(dir string, opt Options) (*Summary, error) {
 	}
 	s.ratios()
 	return s, nil
+}
+
+// stopped tells whether a stack's folder is missing because the bench
+// stopped early (an incomplete manifest); in a complete run it is bad input.
+func (s *Summary) stopped(sdir string) bool {
+	if s.Complete {
+		return false
+	}
+	_, err := os.Stat(sdir)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 func (s *Summary) addFailure(run int, stack, measure, reason string) {
@@ -425,6 +441,13 @@ func readDeps(sdir string) (DepsRow, string, error) {
 		}
 		row.Code = &n
 		row.From = strings.Join(names, ", ")
+		var c Cover
+		if _, err := os.Stat(filepath.Join(sdir, DepsCoverFile)); err == nil {
+			if err := ReadJSON(filepath.Join(sdir, DepsCoverFile), &c); err != nil {
+				return row, "", err
+			}
+			row.From = fmt.Sprintf("%s (source of %d of %d packages)", row.From, c.WithSource, c.Packages)
+		}
 	}
 	row.Measured = true
 	return row, "", nil
@@ -454,6 +477,14 @@ func (s *Summary) readBuilds(dir string, stacks []string) error {
 		for _, stk := range stacks {
 			sdir := filepath.Join(dir, "raw", "run-"+strconv.Itoa(n), stk)
 			v := vals[stk]
+			if s.stopped(sdir) || s.stopped(filepath.Join(sdir, BuildFile)) && s.stopped(filepath.Join(sdir, "build.error")) {
+				if n != s.Runs[0] || !s.stopped(sdir) {
+					s.addFailure(n, stk, "build", "not measured: the bench stopped before it ("+s.IncompleteReason+")")
+				}
+				v.clean, v.rebuild = append(v.clean, nan()), append(v.rebuild, nan())
+				v.size, v.gz, v.files, v.bin = append(v.size, nan()), append(v.gz, nan()), append(v.files, nan()), append(v.bin, nan())
+				continue
+			}
 			if l := errorLine(filepath.Join(sdir, "build.error")); l != "" {
 				s.addFailure(n, stk, "build", l)
 				v.clean, v.rebuild = append(v.clean, nan()), append(v.rebuild, nan())

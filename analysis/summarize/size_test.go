@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"stacklab/analysis/golden"
+	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/synth"
 )
@@ -113,5 +114,30 @@ func TestSizeFaults(t *testing.T) {
 				t.Errorf("summary.md written despite bad input")
 			}
 		})
+	}
+}
+
+// A bench stopped during a stack's build: the folder is marked incomplete,
+// what was measured is shown, the rest is one FAIL line each (exit 1).
+func TestSizeIncomplete(t *testing.T) {
+	dir := sizeFolder(t, func(dir string) {
+		must(t, os.RemoveAll(filepath.Join(dir, "raw", "run-3")))
+		must(t, os.Remove(filepath.Join(dir, "raw", "run-2", "node-fastify", "build.json")))
+		must(t, os.Remove(filepath.Join(dir, "raw", "run-2", "node-fastify", "image.json")))
+		editManifest(t, dir, func(m *manifest.Manifest) {
+			m.Complete, m.IncompleteReason = false, "interrupted by SIGINT"
+			m.Runs = m.Runs[:2]
+		})
+	}, false)
+	var out, errb bytes.Buffer
+	if code := run([]string{dir}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errb.String())
+	}
+	want := "summarize: FAIL run 2, node-fastify, build: not measured: the bench stopped before it (interrupted by SIGINT)\n"
+	if errb.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errb.String(), want)
+	}
+	if !strings.Contains(out.String(), "**Incomplete run**: interrupted by SIGINT.") {
+		t.Errorf("summary.md does not say the run is incomplete")
 	}
 }

@@ -125,6 +125,7 @@ func WriteSize(dir string, sp SizeSpec) error {
 		"go-nethttp/deps/go-list.txt": "github.com/mattn/go-sqlite3 v1.14.53 /go/pkg/mod/github.com/mattn/go-sqlite3@v1.14.53\n",
 		"go-nethttp/" + sizes.DepsCodeFile: string(sccJSON([]sizeFile{{"C", "sqlite3-binding.c", 177780, 77993, 15487},
 			{"Go", "sqlite3.go", 11057, 2700, 1626}})),
+		"go-nethttp/" + sizes.DepsCoverFile: `{"packages_with_source": 1, "packages": 1}`,
 		"node-fastify/deps/npm-package-lock.json": `{"name":"app","lockfileVersion":3,"packages":{"":{"name":"app"},` +
 			`"node_modules/fastify":{"version":"4.29.1"},"node_modules/ejs":{"version":"3.1.10"},` +
 			`"node_modules/a/node_modules/ejs":{"version":"3.1.10"},"node_modules/@fastify/view":{"version":"9.1.0"}}}`,

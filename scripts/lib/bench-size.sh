@@ -157,6 +157,15 @@ timed_build() {
   echo $((($(date +%s%N) - start) / 1000000))
 }
 
+# size_pause: on a shared machine, LAB_PAUSE_FILE names a file whose
+# presence means someone else is measuring: no build starts while it exists
+size_pause() {
+  [[ -n "${LAB_PAUSE_FILE:-}" && -e "$LAB_PAUSE_FILE" ]] || return 0
+  note "bench: $LAB_PAUSE_FILE exists: waiting for it to go before the next build"
+  while [[ -e "$LAB_PAUSE_FILE" ]]; do sleep 5; done
+  note "bench: $LAB_PAUSE_FILE is gone: building again"
+}
+
 size_builds() {
   local run=$1 i=$2 stack=$3 out=$4 copy tag log clean rebuild touch
   copy="$WORK/copy-$stack-$run"
@@ -171,12 +180,15 @@ size_builds() {
   [[ "$(stack_env_get "$stack" LANGUAGE)" == go ]] && gocache=(GOCACHE="$copy/.gocache")
   lab_copy "$copy"
   SIZE_TAGS+=("$tag")
+  size_pause
   size_note "$run" "$i" "$stack" "clean build (no cache, no build output left)"
   if ! clean=$(timed_build "$copy" "$stack" "$tag" "$log" LAB_NO_CACHE=1 "${gocache[@]}"); then
     size_failed "$out" build "$stack: the clean build failed" "$log"
     rm -rf "$copy"
     return 0
   fi
+  local clean_id
+  clean_id=$(docker image inspect -f '{{.Id}}' "$tag")
   if ((run == 1)); then
     # After the build: packages.txt in the copy is the image's own list.
     measure "$out" deps deps lab_tool size deps "$copy/stacks/$stack" "$out" --lab-root "$copy" --scc "$SCC"
@@ -189,6 +201,7 @@ size_builds() {
   elif ! lab_tool size touch "$copy/stacks/$stack/$touch"; then
     size_failed "$out" build "$stack: SIZE_TOUCH $touch cannot be changed (above)"
   else
+    size_pause
     size_note "$run" "$i" "$stack" "rebuild after a one-line change to $touch"
     if ! rebuild=$(timed_build "$copy" "$stack" "$tag" "$log" "${gocache[@]}"); then
       size_failed "$out" build "$stack: the rebuild after changing $touch failed" "$log"
@@ -198,6 +211,10 @@ size_builds() {
     fi
   fi
   docker rmi "$tag" >/dev/null 2>&1 || true
+  # The rebuild took the tag from the clean build's image: that image, if
+  # nothing else names it now, is this bench's and goes too.
+  [[ "$(docker image inspect -f '{{len .RepoTags}}' "$clean_id" 2>/dev/null)" != 0 ]] ||
+    docker rmi "$clean_id" >/dev/null 2>&1 || true
   rm -rf "$copy"
 }
 

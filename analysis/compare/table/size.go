@@ -36,7 +36,9 @@ func SizeMarkdown(a, b *sizes.Summary, crossHost bool) (out []byte, failed bool)
 	rows := [][]string{}
 	tooFew := ""
 	count := func(v float64) string { return units.Group(int64(v)) }
-	add := func(stack, measure string, p pair, f func(float64) string) {
+	// counted: one count a side (code, packages), shown as a change;
+	// the rest are per-run measurements, tested.
+	add := func(stack, measure string, p pair, f func(float64) string, counted bool) {
 		if len(p.a) == 0 && len(p.b) == 0 {
 			return
 		}
@@ -48,7 +50,7 @@ func SizeMarkdown(a, b *sizes.Summary, crossHost bool) (out []byte, failed bool)
 		}
 		d, tf := Delta(Metric{A: p.a, B: p.b})
 		switch {
-		case len(p.a) == 1 && len(p.b) == 1:
+		case counted && len(p.a) == 1 && len(p.b) == 1:
 			d, tf = change(p.a[0], p.b[0]), ""
 		case allEqual(p.a, p.b):
 			// The U test has nothing to rank; the same bytes every run is no change.
@@ -61,14 +63,14 @@ func SizeMarkdown(a, b *sizes.Summary, crossHost bool) (out []byte, failed bool)
 	}
 	for _, stack := range stacksOf(a, b) {
 		ca, cb := codeOf(a, stack), codeOf(b, stack)
-		add(stack, "app code lines", pair{ca, cb}, count)
-		add(stack, "packages", pair{depsOf(a, stack), depsOf(b, stack)}, count)
+		add(stack, "app code lines", pair{ca, cb}, count, true)
+		add(stack, "packages", pair{depsOf(a, stack), depsOf(b, stack)}, count, true)
 		ba, bb := buildOf(a, stack), buildOf(b, stack)
-		add(stack, "clean build", pair{ba.CleanRuns, bb.CleanRuns}, units.Seconds)
-		add(stack, "rebuild", pair{ba.RebuildRuns, bb.RebuildRuns}, units.Seconds)
+		add(stack, "clean build", pair{ba.CleanRuns, bb.CleanRuns}, units.Seconds, false)
+		add(stack, "rebuild", pair{ba.RebuildRuns, bb.RebuildRuns}, units.Seconds, false)
 		ia, ib := imageOf(a, stack), imageOf(b, stack)
-		add(stack, "image unpacked", pair{ia.SizeRuns, ib.SizeRuns}, units.Bytes)
-		add(stack, "image gzipped", pair{ia.GzipRuns, ib.GzipRuns}, units.Bytes)
+		add(stack, "image unpacked", pair{ia.SizeRuns, ib.SizeRuns}, units.Bytes, false)
+		add(stack, "image gzipped", pair{ia.GzipRuns, ib.GzipRuns}, units.Bytes, false)
 	}
 	buf.Write(render.Table([]string{"stack", "measure", "A", "B", "Δ"}, []bool{false, false, true, true, false}, rows))
 	if tooFew != "" {
