@@ -124,19 +124,9 @@ func rowRates(f *results.Folder, sections []Section) func(run int, stack, c stri
 	for i, r := range f.Runs {
 		idx[r.N] = i
 	}
-	rows := map[[2]string]*Row{}
-	for i := range sections {
-		for j := range sections[i].Cases {
-			ct := &sections[i].Cases[j]
-			for k := range ct.Rows {
-				if ct.Rows[k].Window == "" {
-					rows[[2]string{ct.Rows[k].Stack, ct.Case}] = &ct.Rows[k]
-				}
-			}
-		}
-	}
+	rows, _ := caseRows(sections)
 	return func(run int, stack, c string) (float64, bool) {
-		row := rows[[2]string{stack, c}]
+		row := rows[rowKey{stack, c}]
 		if row == nil || row.ReqPerSec.N < 2 {
 			return 0, false
 		}

@@ -89,22 +89,7 @@ func selfTest(st *study.SelfTest, sections []Section) *SelfTest {
 		return nil
 	}
 	out := &SelfTest{A: st.A, Twin: st.Twin}
-	rows := map[string]map[string]*Row{} // case → row name → row
-	var cases []string
-	for i := range sections {
-		for j := range sections[i].Cases {
-			ct := &sections[i].Cases[j]
-			if rows[ct.Case] == nil {
-				rows[ct.Case] = map[string]*Row{}
-				cases = append(cases, ct.Case)
-			}
-			for k := range ct.Rows {
-				if ct.Rows[k].Window == "" {
-					rows[ct.Case][ct.Rows[k].Stack] = &ct.Rows[k]
-				}
-			}
-		}
-	}
+	rows, cases := caseRows(sections)
 	perRun := func(r *Row, metric string) []float64 {
 		switch metric {
 		case MetricRate:
@@ -117,7 +102,7 @@ func selfTest(st *study.SelfTest, sections []Section) *SelfTest {
 	for _, name := range append([]string{st.Twin}, st.Planted...) {
 		pair := SelfTestPair{Row: name, Planted: name != st.Twin}
 		for _, c := range cases {
-			a, b := rows[c][st.A], rows[c][name]
+			a, b := rows[rowKey{st.A, c}], rows[rowKey{name, c}]
 			if a == nil || b == nil {
 				continue
 			}
@@ -168,4 +153,31 @@ func selfTest(st *study.SelfTest, sections []Section) *SelfTest {
 		}
 	}
 	return out
+}
+
+// rowKey names a row of a case table that does not sweep: its stack (or
+// variant) and case.
+type rowKey struct{ stack, c string }
+
+// caseRows indexes the rows of every case that does not sweep, and lists
+// the cases in the summary's order.
+func caseRows(sections []Section) (map[rowKey]*Row, []string) {
+	rows := map[rowKey]*Row{}
+	var cases []string
+	seen := map[string]bool{}
+	for i := range sections {
+		for j := range sections[i].Cases {
+			ct := &sections[i].Cases[j]
+			if !seen[ct.Case] {
+				seen[ct.Case] = true
+				cases = append(cases, ct.Case)
+			}
+			for k := range ct.Rows {
+				if ct.Rows[k].Window == "" {
+					rows[rowKey{ct.Rows[k].Stack, ct.Case}] = &ct.Rows[k]
+				}
+			}
+		}
+	}
+	return rows, cases
 }

@@ -19,11 +19,7 @@ func bytesPerAnswer(r results.Run, stack string, c *study.Case, res *oha.Result)
 			answers = sr.Answers
 		}
 	}
-	method := c.Method
-	if method == "" {
-		method = "GET"
-	}
-	a := answer.Of(answers, method, c.Path)
+	a := answer.Of(answers, c.Method, c.Path) // the study sets GET when a case names none
 	var n int64
 	for _, k := range res.StatusCodeDistribution {
 		n += k
