@@ -12,7 +12,7 @@ import 'probes/probes.just'
 default:
     @just --list --unsorted
 
-# run a study: STUDY (a name in studies/: all, pages, io, sweep, ... or a study file's path), PROFILE (quick, full), STACKS (comma list of stacks or variants; default: the study's)
+# run a study: STUDY (a name in studies/: all, pages, io, sweep, ... or a study file's path), PROFILE (quick, full, paired: every row up at once, 2 s slices alternating), STACKS (comma list of stacks or variants; default: the study's)
 [no-exit-message]
 bench STUDY="all" PROFILE="quick" STACKS="":
     @scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}

@@ -4,6 +4,9 @@
 // that is not significant at α = 0.05 is shown as "~".
 //
 //	compare [--cross-host] A B
+//	compare --within DIR [--baseline ROW]
+//	    one folder's rows against its baseline run by run (a paired
+//	    folder's runs are slices): the ratio's spread beside the rows'
 //
 // Exit status: 0 compared; 1 a window of A or B failed a correctness gate
 // (the table is still printed, the cells marked ✗); 2 bad input, or two
@@ -18,17 +21,23 @@ import (
 
 	"stacklab/analysis/compare/table"
 	"stacklab/analysis/manifest"
+	"stacklab/analysis/render"
 	"stacklab/analysis/results"
 	"stacklab/analysis/sizes"
 	"stacklab/analysis/summary"
 )
 
 const usage = `usage: compare [--cross-host] A B
+       compare --within DIR [--baseline ROW]
 
 Compares two results folders: per stack and case, the median req/s and p99
 of B against A, with a Mann-Whitney U test (α = 0.05); "~" marks a difference
 that is not significant. Folders from two hosts are refused unless
 --cross-host, and then every row is labelled cross-host.
+
+With --within, one folder: each row against the baseline (its first row,
+or ROW) run by run, as ratios, with the ratio's spread and each row's own
+(interquartile range ÷ median). In a paired folder the runs are slices.
 
 Exit status: 0 compared; 1 a window failed a correctness gate; 2 bad input.
 
@@ -44,19 +53,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var dirs []string
-	cross := false
-	for _, a := range args {
+	cross, within, baseline := false, false, ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
 		case a == "-h" || a == "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
 		case a == "--cross-host" || a == "-cross-host":
 			cross = true
+		case a == "--within":
+			within = true
+		case a == "--baseline":
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") {
+				return bad("--baseline needs a row name")
+			}
+			i++
+			baseline = args[i]
 		case strings.HasPrefix(a, "-"):
 			return bad(a + ": unknown flag (see --help)")
 		default:
 			dirs = append(dirs, a)
 		}
+	}
+	if within {
+		if len(dirs) != 1 {
+			return bad("--within reads one folder")
+		}
+		return compareWithin(dirs[0], baseline, stdout, stderr)
+	}
+	if baseline != "" {
+		return bad("--baseline goes with --within")
 	}
 	if len(dirs) != 2 {
 		fmt.Fprint(stderr, usage)
@@ -136,4 +163,29 @@ func cpuMode(s *summary.Summary) string {
 		return "cpuset"
 	}
 	return s.CPUMode
+}
+
+// compareWithin prints one folder's rows against its baseline, run by run.
+func compareWithin(dir, baseline string, stdout, stderr io.Writer) int {
+	bad := func(msg string) int {
+		fmt.Fprintln(stderr, "compare: "+msg)
+		return 2
+	}
+	if sizes.Is(dir) {
+		return bad(dir + ": a size study has no runs of load to set side by side")
+	}
+	f, err := results.Load(dir)
+	if err != nil {
+		return bad(err.Error())
+	}
+	s, err := summary.Compute(f, summary.Options{Baseline: baseline})
+	if err != nil {
+		return bad(err.Error())
+	}
+	w := summary.WithinRun(s, "")
+	if w == nil {
+		return bad(fmt.Sprintf("%s: no row shares 3 or more measured runs with %s in a case", dir, s.Options.Baseline))
+	}
+	stdout.Write(render.WithinMarkdown(s, w))
+	return 0
 }

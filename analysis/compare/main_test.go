@@ -97,3 +97,34 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errb.String())
 	}
 }
+
+// --within reads one folder's rows against its baseline run by run: the
+// synthetic runs share one factor per run, so the ratio keeps still.
+func TestWithin(t *testing.T) {
+	sp := synth.Pages()
+	sp.Runs = 5
+	a := folder(t, "2026-11-29-local-pages", sp)
+	var out, errb bytes.Buffer
+	if code := run([]string{"--within", a}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	golden(t, "within.md", out.Bytes())
+	if !strings.Contains(out.String(), "full profile, 5 runs): each row ÷ go-nethttp in the same run") {
+		t.Errorf("header:\n%s", out.String())
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--within", a, a}, "compare: --within reads one folder\n"},
+		{[]string{"--within", a, "--baseline", "nope"}, "compare: --baseline nope: not a stack of this run (stacks: go-nethttp, node-fastify)\n"},
+		{[]string{"--within", a, "--baseline"}, "compare: --baseline needs a row name\n"},
+		{[]string{a, a, "--baseline", "go-nethttp"}, "compare: --baseline goes with --within\n"},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run(tc.args, &out, &errb); code != 2 || errb.String() != tc.want || out.Len() != 0 {
+			t.Errorf("%v: exit %d, %q; want 2, %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}

@@ -5,7 +5,8 @@
 //	    checks the study and its stacks; prints "key value" lines: study,
 //	    hash, stacks_dir, sampler_check, upstream, checks, for a size study
 //	    "size_runs PROFILE N" and "size_build 0|1", then "row ROW STACK",
-//	    "env ROW KEY=VALUE", "slots ROW N" and "window ID" lines in order
+//	    "env ROW KEY=VALUE", "build ROW KEY=VALUE" (a variant's build
+//	    arguments), "slots ROW N" and "window ID" lines in order
 //	plan window STUDY ID [--connections N]
 //	    one window's facts as "key value" lines (fresh_db, rows, companion,
 //	    ceiling, connections, rate, upstream_delay_ms)
@@ -184,6 +185,14 @@ func describe(path string, args []string, out io.Writer) error {
 			sort.Strings(keys)
 			for _, k := range keys {
 				fmt.Fprintf(out, "env %s %s=%s\n", r, k, v.Env[k])
+			}
+			keys = keys[:0]
+			for k := range v.Build {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				fmt.Fprintf(out, "build %s %s=%s\n", r, k, v.Build[k])
 			}
 			if v.Slots > 0 {
 				fmt.Fprintf(out, "slots %s %d\n", r, v.Slots)

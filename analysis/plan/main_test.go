@@ -30,6 +30,12 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("describe lacks %q:\n%s", want, out)
 		}
 	}
+	// A build variant's arguments reach the bench as build lines.
+	code, out, errs = runPlan("describe", "../../stacks/go-nethttp/optimizing.toml", "--lab-root", "../..")
+	if code != 0 || !strings.Contains(out, "row go-nethttp[O0] go-nethttp\nbuild go-nethttp[O0] CGO_CFLAGS=-g\n") ||
+		!strings.Contains(out, "build go-nethttp[nomemstat] CGO_CFLAGS=-O2 -g -DSQLITE_DEFAULT_MEMSTATUS=0\n") {
+		t.Errorf("build variant: exit %d %s\n%s", code, errs, out)
+	}
 	// --stacks narrows the rows; an unknown one is one line, exit 2.
 	code, out, _ = runPlan("describe", "../../studies/pages.toml", "--lab-root", "../..", "--stacks", "go-nethttp")
 	if code != 0 || strings.Count(out, "\nrow ") != 1 {

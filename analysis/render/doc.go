@@ -76,6 +76,7 @@ func blocks(s *summary.Summary) []block {
 		out = append(out, section(s, sec)...)
 	}
 	out = append(out, selfTestBlocks(s)...)
+	out = append(out, withinBlocks(s)...)
 	out = append(out, spreadBlocks(s)...)
 	out = append(out, canaryBlocks(s)...)
 	out = append(out, h(2, "resources"), resourceTable(s))

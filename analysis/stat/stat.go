@@ -3,7 +3,10 @@
 // used by analysis/compare.
 package stat
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // Range is a cell's median with the smallest and largest run.
 type Range struct {
@@ -56,4 +59,30 @@ func (r Range) Spread() float64 {
 		return 0
 	}
 	return (r.Max - r.Min) / r.Median
+}
+
+// RelativeIQR is the interquartile range of values ÷ their median (the
+// quartiles interpolated between the sorted values), 0 with fewer than two
+// values or a median of 0.
+func RelativeIQR(values []float64) float64 {
+	if len(values) < 2 {
+		return 0
+	}
+	s := append([]float64(nil), values...)
+	sort.Float64s(s)
+	m := median(s)
+	if m == 0 {
+		return 0
+	}
+	return (quantile(s, 0.75) - quantile(s, 0.25)) / math.Abs(m)
+}
+
+// quantile of sorted s at q (0–1), linear between the two nearest values.
+func quantile(s []float64, q float64) float64 {
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }

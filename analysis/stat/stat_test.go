@@ -46,3 +46,19 @@ func TestSpread(t *testing.T) {
 		t.Errorf("one run has no spread, got %v", got)
 	}
 }
+
+func TestRelativeIQR(t *testing.T) {
+	// quartiles of 1..5 are 2 and 4, the median 3
+	if got := RelativeIQR([]float64{5, 1, 4, 2, 3}); math.Abs(got-2.0/3) > 1e-12 {
+		t.Errorf("relative IQR of 1..5 = %v, want 2/3", got)
+	}
+	// one wild value moves (max − min) ÷ median, not the IQR much
+	calm := []float64{100, 101, 99, 100, 102, 98, 100, 101}
+	wild := append(append([]float64(nil), calm...), 300)
+	if r := RelativeIQR(wild); r > 0.05 {
+		t.Errorf("one odd value: relative IQR %v, want under 5%%", r)
+	}
+	if RelativeIQR([]float64{7}) != 0 || RelativeIQR([]float64{0, 0, 0}) != 0 {
+		t.Errorf("one value or a zero median: want 0")
+	}
+}

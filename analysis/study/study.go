@@ -140,11 +140,15 @@ type Check struct {
 	BodyContains string
 }
 
-// Variant is a stack run under other environment: its own row.
+// Variant is a stack run under other environment, or built with other
+// build arguments (its own image): its own row.
 type Variant struct {
 	Stack string
 	Name  string
 	Env   map[string]string
+	// Build is the environment the stack's build-image gets (names the
+	// stack's BUILD_ARGS declares); empty: the stack's own image.
+	Build map[string]string
 	// Slots overrides the stack's REQUEST_SLOTS (0: keep the stack's).
 	Slots int
 }
@@ -369,6 +373,7 @@ type variantShape struct {
 	Stack string            `toml:"stack"`
 	Name  string            `toml:"name"`
 	Env   map[string]string `toml:"env"`
+	Build map[string]string `toml:"build"`
 	Slots int               `toml:"slots"`
 }
 
@@ -706,7 +711,7 @@ func (s *Study) check(path string, f *fileShape) error {
 	}
 	rows := map[string]bool{}
 	for _, vs := range f.Variants {
-		v := Variant{Stack: vs.Stack, Name: vs.Name, Env: vs.Env, Slots: vs.Slots}
+		v := Variant{Stack: vs.Stack, Name: vs.Name, Env: vs.Env, Build: vs.Build, Slots: vs.Slots}
 		key := fmt.Sprintf("variant %q", v.Row())
 		switch {
 		case !stackRe.MatchString(v.Stack):
@@ -715,8 +720,8 @@ func (s *Study) check(path string, f *fileShape) error {
 			return &Error{Path: path, Key: fmt.Sprintf("variant of %s: name", v.Stack), Msg: fmt.Sprintf("%q: letters, digits, '.', '_' and '-' only", v.Name)}
 		case rows[v.Row()]:
 			return &Error{Path: path, Key: key, Msg: "a second variant with this name"}
-		case len(v.Env) == 0:
-			return &Error{Path: path, Key: key + ": env", Msg: "a variant needs at least one environment variable"}
+		case len(v.Env) == 0 && len(v.Build) == 0:
+			return &Error{Path: path, Key: key + ": env", Msg: "a variant needs at least one environment variable (env) or build argument (build)"}
 		case v.Slots < 0:
 			return &Error{Path: path, Key: key + ": slots", Msg: "want a count of 0 or more"}
 		}
@@ -726,6 +731,14 @@ func (s *Study) check(path string, f *fileShape) error {
 			}
 			if reserved[k] {
 				return &Error{Path: path, Key: key + ": env", Msg: fmt.Sprintf("%s is set by the lab for every stack; a variant may not change it", k)}
+			}
+		}
+		for _, k := range sortedKeys(v.Build) {
+			switch {
+			case !envKeyRe.MatchString(k):
+				return &Error{Path: path, Key: key + ": build", Msg: fmt.Sprintf("%q is not an environment variable name", k)}
+			case strings.ContainsAny(v.Build[k], "\n\r"):
+				return &Error{Path: path, Key: key + ": build", Msg: fmt.Sprintf("%s: a build argument is one line", k)}
 			}
 		}
 		rows[v.Row()] = true

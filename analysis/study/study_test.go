@@ -85,6 +85,22 @@ path = "/up"
 	}
 }
 
+// A build variant needs no environment: its own image is the change.
+func TestBuildVariant(t *testing.T) {
+	s := parse(t, `
+[[variant]]
+stack = "go-nethttp"
+name = "O0"
+build = { CGO_CFLAGS = "-g" }
+[[case]]
+name = "up"
+path = "/up"
+`)
+	if v := s.Variant("go-nethttp[O0]"); v == nil || v.Build["CGO_CFLAGS"] != "-g" || len(v.Env) != 0 {
+		t.Errorf("variant %+v", v)
+	}
+}
+
 // Every fault is one line naming the file, where, and what is wrong.
 func TestFaults(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
@@ -117,6 +133,8 @@ func TestFaults(t *testing.T) {
 		{"alone unknown", "[[case]]\nname='a'\npath='/a'\nalone='b'", `case "a": alone: "b" is not another case`},
 		{"sampler unknown", "sampler_check='b'\n[[case]]\nname='a'\npath='/a'", `sampler_check: "b" is not a case`},
 		{"variant without env", "[[variant]]\nstack='go'\nname='x'\n[[case]]\nname='a'\npath='/a'", `variant "go[x]": env: a variant needs at least one`},
+		{"bad build argument name", "[[variant]]\nstack='go'\nname='x'\nbuild={cflags='-g'}\n[[case]]\nname='a'\npath='/a'", `variant "go[x]": build: "cflags" is not an environment variable name`},
+		{"build argument of two lines", "[[variant]]\nstack='go'\nname='x'\nbuild={CGO_CFLAGS=\"-g\\n-O2\"}\n[[case]]\nname='a'\npath='/a'", `variant "go[x]": build: CGO_CFLAGS: a build argument is one line`},
 		{"variant sets PORT", "[[variant]]\nstack='go'\nname='x'\nenv={PORT='1'}\n[[case]]\nname='a'\npath='/a'", `PORT is set by the lab for every stack`},
 		{"stack names no variant", "stacks=['go[y]']\n[[case]]\nname='a'\npath='/a'", `stacks: "go[y]" names no [[variant]]`},
 		{"selftest without planted", "[selftest]\na='go[a]'\ntwin='go[b]'\n[[variant]]\nstack='go'\nname='a'\nenv={X='0'}\n[[variant]]\nstack='go'\nname='b'\nenv={X='0'}\n[[case]]\nname='c'\npath='/c'\n", `selftest.planted: missing: at least one row`},

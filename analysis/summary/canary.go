@@ -33,6 +33,9 @@ type Canary struct {
 	Spread []CanarySpread `json:"spread"`
 	// Flagged are the windows with a reading past the threshold.
 	Flagged []CanaryFlag `json:"flagged"`
+	// Contended counts the app-CPU readings left out because the app
+	// itself used the CPU while they ran (speed.Reading.Contended).
+	Contended int `json:"contended,omitempty"`
 	// Outliers counts the windows whose req/s was more than
 	// OutlierThreshold off their row's median over runs, among the flagged
 	// windows (FlaggedKnown of them in rows measured in two runs or more)
@@ -78,6 +81,10 @@ func canary(f *results.Folder, sections []Section) *Canary {
 				c.Windows++
 				c.Readings += len(w.Canary)
 				for _, rd := range w.Canary {
+					if rd.Contended() {
+						c.Contended++
+						continue
+					}
 					all[speed.Set(rd.Label)] = append(all[speed.Set(rd.Label)], float64(rd.BestNs))
 				}
 			}

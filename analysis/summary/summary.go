@@ -50,7 +50,10 @@ type Summary struct {
 	SelfTest *SelfTest `json:"selftest,omitempty"`
 	// Canary is the CPU-speed canary's reading of the run (canary.go), nil
 	// for runs measured without one.
-	Canary  *Canary `json:"cpu_canary,omitempty"`
+	Canary *Canary `json:"cpu_canary,omitempty"`
+	// Within is a paired run's per-slice ratios (within.go), nil for
+	// another profile.
+	Within  *Within `json:"paired,omitempty"`
 	readErr error
 	// SamplerCost compares a case measured with and without the cgroup
 	// sampler in the same run and container; empty when not measured.
@@ -137,6 +140,9 @@ type Row struct {
 	// CPUPerRun is CPU time per request run by run, for comparisons (not
 	// written: summary.json keeps the range).
 	CPUPerRun []float64 `json:"-"`
+	// cpuAt is CPU time per request at each run's index (NaN: not
+	// measured), for ratios taken within a run (within.go).
+	cpuAt []float64
 	// RowsCheck holds, per run, for a case with a rows check: the rows its
 	// table gained against the good answers.
 	RowsCheck []RowsCheck `json:"rows_check,omitempty"`
@@ -281,6 +287,9 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	}
 	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
 	s.Canary = canary(f, s.Sections)
+	if m.Profile == "paired" {
+		s.Within = WithinRun(s, "")
+	}
 	return s, s.capacity(f)
 }
 
@@ -357,6 +366,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 			s.fail(&row, Failure{r.N, stack, w.ID, cause})
 			row.PerRun = append(row.PerRun, nil)
 			row.P99PerRun = append(row.P99PerRun, nil)
+			row.cpuAt = append(row.cpuAt, math.NaN())
 			vals = append(vals, math.NaN())
 			row.Generator.UnmeasuredRuns = append(row.Generator.UnmeasuredRuns, r.N)
 			continue
@@ -375,6 +385,9 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		if us, ok := cpuPerRequest(win, res.GoodWith(c.Good)); ok {
 			cpu = append(cpu, us)
 			row.CPUPerRun = append(row.CPUPerRun, us)
+			row.cpuAt = append(row.cpuAt, us)
+		} else {
+			row.cpuAt = append(row.cpuAt, math.NaN())
 		}
 		s.gate(&row, win, res, c.Good, c.Errors == "report", "")
 		if win.Writers != nil {

@@ -51,6 +51,10 @@ type Spec struct {
 	// Answers adds verify's answers.json to every stack's run: the second
 	// stack's heads are 300 bytes longer and its bodies chunked.
 	Answers bool
+	// Paired marks the folder as the paired profile's (its runs are
+	// slices); every run's rates share one factor (wobble), as a slow
+	// stretch of the vCPU would give them.
+	Paired bool
 }
 
 // Pages is a small pages-study spec with three runs of two stacks.
@@ -113,6 +117,9 @@ func Write(dir string, sp Spec) error {
 		Parameters: manifest.Parameters{Runs: sp.Runs, WarmupS: 3, DurationS: 15, Connections: 32, Cases: ids, Stacks: sp.Stacks},
 		Tools:      map[string]string{"oha": "1.16.0", "docker": "20.10.24+dfsg1", "go": "1.26.8"},
 		Images:     map[string]manifest.Image{}, Failures: []manifest.Failure{}}
+	if sp.Paired {
+		m.Profile, m.Parameters.DurationS = "paired", 2
+	}
 	if sp.Quota {
 		m.Parameters.Extra = map[string]string{"app_cpu_mode": "quota", "app_cpu_quota": "1"}
 	}

@@ -3,7 +3,10 @@
 // (taskset) to the app's CPUs and to the load generator's, before and
 // after every window.
 //
-//	canary --out FILE --label LABEL [--cpus LIST] [--rounds N] [--tries N]
+//	canary --out FILE --label LABEL [--cpus LIST] [--rounds N] [--tries N] [--app-pid PID]
+//	                              (--app-pid: also the CPU time PID's cgroup
+//	                              used meanwhile, to tell a contended
+//	                              reading from a slow CPU)
 //	canary                        (no --out: print one reading)
 //	canary verdict --out FILE RUN (a run's raw folder: exit 1 and the
 //	                              reason in FILE when a window was flagged)
@@ -18,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"stacklab/probes/cgroupstat"
 	"stacklab/probes/speed"
 )
 
@@ -34,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cpus := fs.String("cpus", "", "the CPU list the canary is pinned to (recorded; pin it with taskset)")
 	rounds := fs.Int("rounds", speed.Rounds, "rounds of work per try")
 	tries := fs.Int("tries", speed.Tries, "tries; the fastest counts")
+	appPID := fs.Int("app-pid", 0, "a process of the app on these CPUs: its cgroup's CPU time during the reading is recorded")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -45,8 +50,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "canary: --rounds must be at least 1000 and --tries from 1 to 100")
 		return 2
 	}
-	best := speed.Measure(*rounds, *tries)
+	var app *cgroupstat.Sampler
+	var before uint64
+	if *appPID != 0 {
+		var err error
+		if app, err = cgroupstat.Open(cgroupstat.Target{PID: *appPID}); err != nil {
+			fmt.Fprintf(stderr, "canary: --app-pid %d: %v\n", *appPID, err)
+			return 1
+		}
+		defer app.Close()
+		if before, err = cpuUsage(app); err != nil {
+			fmt.Fprintf(stderr, "canary: --app-pid %d: %v\n", *appPID, err)
+			return 1
+		}
+	}
+	best, elapsed := speed.MeasureAll(*rounds, *tries)
 	r := speed.Reading{Label: *label, CPUs: *cpus, Rounds: *rounds, Tries: *tries, BestNs: best.Nanoseconds()}
+	if app != nil {
+		after, err := cpuUsage(app)
+		if err != nil {
+			fmt.Fprintf(stderr, "canary: --app-pid %d: %v\n", *appPID, err)
+			return 1
+		}
+		busy, el := int64(after-before), elapsed.Nanoseconds()
+		r.AppBusyNs, r.ElapsedNs = &busy, &el
+	}
 	if *out == "" {
 		b, _ := json.Marshal(r)
 		fmt.Fprintln(stdout, string(b))
@@ -94,13 +122,15 @@ func verdict(args []string, stdout, stderr io.Writer) int {
 	}
 	flags, _ := speed.Judge(windows, names, *threshold)
 	var bad []string
+	contended := 0
 	for _, f := range flags {
+		contended += f.Contended
 		if f.Flagged {
 			bad = append(bad, fmt.Sprintf("%s (%s %+.0f%%)", f.Window, f.Reading, 100*f.Off))
 		}
 	}
 	if len(bad) == 0 {
-		fmt.Fprintf(stdout, "canary: %d windows, none more than %.0f%% off the run's median\n", len(flags), 100**threshold)
+		fmt.Fprintf(stdout, "canary: %d windows, none more than %.0f%% off the run's median%s\n", len(flags), 100**threshold, contendedNote(contended))
 		return 0
 	}
 	reason := fmt.Sprintf("the CPU-speed canary was more than %.0f%% off the run's median around %d of %d windows: %s", 100**threshold, len(bad), len(flags), strings.Join(bad, ", "))
@@ -113,4 +143,25 @@ func verdict(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "canary: "+reason)
 	return 1
+}
+
+// cpuUsage is the cgroup's CPU time so far, in nanoseconds.
+func cpuUsage(s *cgroupstat.Sampler) (uint64, error) {
+	x, err := s.Sample()
+	if err != nil {
+		return 0, err
+	}
+	if x.CPUUsageNs == nil {
+		return 0, fmt.Errorf("%s: no CPU usage to read", s.Desc)
+	}
+	return *x.CPUUsageNs, nil
+}
+
+// contendedNote says how many readings were left out because the app was
+// busy on its CPUs while they ran.
+func contendedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d app-CPU readings left out: the app itself used over %.0f%% of the CPU during them)", n, 100*speed.Contended)
 }

@@ -54,3 +54,32 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("no folder: exit %d", rc)
 	}
 }
+
+// A reading the app contended (its cgroup busy for 40% of the canary's
+// time, a JIT still compiling after the window) is not a slow CPU: it is
+// left out, and the run passes.
+func TestVerdictLeavesOutContended(t *testing.T) {
+	dir := writeRun(t, 7_000_000)
+	busy, el := int64(16_000_000), int64(40_000_000)
+	p := filepath.Join(dir, "rust-axum/page.canary.jsonl")
+	if err := speed.Append(p, speed.Reading{Label: "after app", Rounds: speed.Rounds, Tries: speed.Tries, BestNs: 11_000_000, AppBusyNs: &busy, ElapsedNs: &el}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	evidence := filepath.Join(t.TempDir(), "canary.json")
+	if rc := run([]string{"verdict", "--out", evidence, dir}, &out, &errb); rc != 0 {
+		t.Fatalf("exit %d: %s %s", rc, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "(1 app-CPU readings left out: the app itself used over 10% of the CPU during them)") {
+		t.Errorf("out %q", out.String())
+	}
+	// the same reading with the app idle is a slow CPU
+	idle := int64(100_000)
+	if err := speed.Append(p, speed.Reading{Label: "after app", Rounds: speed.Rounds, Tries: speed.Tries, BestNs: 11_000_000, AppBusyNs: &idle, ElapsedNs: &el}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if rc := run([]string{"verdict", "--out", evidence, dir}, &out, &errb); rc != 1 {
+		t.Errorf("an idle app and a slow reading: exit %d %s", rc, out.String())
+	}
+}

@@ -39,6 +39,24 @@ type Reading struct {
 	Tries  int    `json:"tries"`
 	// BestNs is the fastest try, in nanoseconds.
 	BestNs int64 `json:"best_ns"`
+	// AppBusyNs and ElapsedNs, on a reading of the app's CPUs, are the
+	// CPU time the app's cgroup used while the canary ran and how long it
+	// ran (all tries): an app still busy after its window (a JIT compiling,
+	// a collector) shares the CPU with the canary and slows it without the
+	// vCPU being slow. Absent (nil): not measured.
+	AppBusyNs *int64 `json:"app_busy_ns,omitempty"`
+	ElapsedNs *int64 `json:"elapsed_ns,omitempty"`
+}
+
+// Contended is the share of the app's CPU time in a reading's own time
+// above which the reading says more about the app than about the CPU.
+const Contended = 0.10
+
+// Contended: the app used more than Contended of the time the canary ran
+// on its CPUs.
+func (r Reading) Contended() bool {
+	return r.AppBusyNs != nil && r.ElapsedNs != nil && *r.ElapsedNs > 0 &&
+		float64(*r.AppBusyNs) > Contended*float64(*r.ElapsedNs)
 }
 
 // Work does n rounds of integer work the compiler cannot drop.
@@ -56,6 +74,13 @@ var sink uint64
 
 // Measure times Work(rounds) tries times and returns the fastest.
 func Measure(rounds, tries int) time.Duration {
+	best, _ := MeasureAll(rounds, tries)
+	return best
+}
+
+// MeasureAll is Measure, with the time all tries took.
+func MeasureAll(rounds, tries int) (time.Duration, time.Duration) {
+	start := time.Now()
 	best := time.Duration(1<<63 - 1)
 	for range tries {
 		t := time.Now()
@@ -64,7 +89,7 @@ func Measure(rounds, tries int) time.Duration {
 			best = d
 		}
 	}
-	return best
+	return best, time.Since(start)
 }
 
 // Append adds r to the file at path as one line.
@@ -140,12 +165,16 @@ func Set(label string) string {
 
 // Flag is one window's reading furthest off its run's median on the same
 // CPUs: Off is its time ÷ that median − 1 (positive: the CPU was slower).
+// Readings the app contended (Reading.Contended) are left out of the
+// medians and of the flags, and counted in Contended.
 type Flag struct {
 	Window  string
 	Reading string
 	Off     float64
 	// Flagged: |Off| > the threshold judged against.
 	Flagged bool
+	// Contended counts the window's readings left out.
+	Contended int
 }
 
 // Judge reads one run: windows maps a window's name to its readings. It
@@ -155,7 +184,9 @@ func Judge(windows map[string][]Reading, names []string, threshold float64) ([]F
 	per := map[string][]float64{}
 	for _, n := range names {
 		for _, r := range windows[n] {
-			per[Set(r.Label)] = append(per[Set(r.Label)], float64(r.BestNs))
+			if !r.Contended() {
+				per[Set(r.Label)] = append(per[Set(r.Label)], float64(r.BestNs))
+			}
 		}
 	}
 	med := map[string]float64{}
@@ -174,6 +205,10 @@ func Judge(windows map[string][]Reading, names []string, threshold float64) ([]F
 		}
 		f := Flag{Window: n}
 		for _, r := range windows[n] {
+			if r.Contended() {
+				f.Contended++
+				continue
+			}
 			off := float64(r.BestNs)/med[Set(r.Label)] - 1
 			if math.Abs(off) > math.Abs(f.Off) || f.Reading == "" {
 				f.Reading, f.Off = r.Label, off

@@ -185,16 +185,17 @@ fail_cases() {
 run_case() {
   local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
-  oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
+  # (a paired slice has none: its row was warmed up once for the case)
+  ((${PAIRED:-0})) || oha_window "$WORK/warmup.json" "$WARMUP" "${PLAN:-$WORK/plan}/$w.oha" || true
   [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
   canary_read "$dir/$w.canary.jsonl" before
   sampler_start "$dir/$w.cgroup.jsonl"
   local companion=""
   if ((WIN_COMPANION[$w])); then
-    window_start "$dir/$w.writers.json" "$DURATION" "$WORK/plan/$w.companion"
+    window_start "$dir/$w.writers.json" "$DURATION" "${PLAN:-$WORK/plan}/$w.companion"
     companion=$BG_PID
   fi
-  window_start "$dir/$w.json" "$DURATION" "$WORK/plan/$w.oha"
+  window_start "$dir/$w.json" "$DURATION" "${PLAN:-$WORK/plan}/$w.oha"
   local oha_rc=0
   window_finish "$BG_PID" "$dir/$w.json" || oha_rc=$?
   [[ -n "$companion" ]] && { window_finish "$companion" "$dir/$w.writers.json" || oha_rc=$?; }
@@ -215,13 +216,15 @@ run_case() {
 
 # canary_read OUT WHEN: the CPU-speed canary (probes/speed: a fixed amount
 # of CPU work, best of 5 tries, about 35 ms) pinned to the app's CPUs and
-# then to the load generator's, each reading appended to OUT
+# then to the load generator's, each reading appended to OUT; on the app's
+# CPUs with the app's own CPU time meanwhile, so that an app still busy
+# after its window (a JIT, a collector) is not taken for a slow vCPU
 canary_read() {
-  local set cpus
+  local set cpus app
   for set in app loadgen; do
-    cpus=$APP_CPUS
-    [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS
-    taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" 2>>"$WORK/canary.log" ||
+    cpus=$APP_CPUS app=(--app-pid "$APP_PID")
+    [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS app=()
+    taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" "${app[@]}" 2>>"$WORK/canary.log" ||
       note "bench: the CPU-speed canary failed on CPUs $cpus (see .work/$BENCH_ID/canary.log)"
   done
 }

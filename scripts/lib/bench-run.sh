@@ -98,8 +98,20 @@ bench_prepare() {
     [[ " ${needed[*]} " == *" $s "* ]] || needed+=("$s")
   done
   ((NEEDS_UPSTREAM)) && needed+=(upstream)
+  local problem
+  for r in "${ROWS[@]}"; do
+    [[ -n "${ROW_BUILD[$r]:-}" ]] || continue
+    problem=$(build_args_problem "$(row_stack "$r")" "${ROW_BUILD[$r]}")
+    [[ -z "$problem" ]] || die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r: $problem"
+  done
   "$LAB_ROOT/scripts/images" "${needed[@]}"
   for s in "${needed[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
+  # a build variant's row runs its own image, built with its arguments
+  for r in "${ROWS[@]}"; do
+    [[ -n "${ROW_BUILD[$r]:-}" ]] || continue
+    LAB_BUILD_ARGS=${ROW_BUILD[$r]} "$LAB_ROOT/scripts/images" "$(row_stack "$r")"
+    IMAGE_TAG[$r]=$(LAB_BUILD_ARGS=${ROW_BUILD[$r]} image_tag "$(row_stack "$r")")
+  done
   plan_windows
   local commit
   commit=$(lab_commit)
@@ -119,11 +131,14 @@ bench_prepare() {
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
     "${tools[@]}" --lab-commit "$commit"
   for s in "${needed[@]}"; do record_image "$s"; done
+  for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done
 }
 
+# record_image NAME [TAG]: NAME's image (a stack's, or a build variant
+# row's TAG) in the manifest
 record_image() {
-  local tag
-  tag=$(require_image "$1")
+  local tag=${2:-}
+  [[ -n "$tag" ]] || tag=$(require_image "$1")
   lab_tool record image "$RUN_DIR" "$1" --tag "$tag" \
     --id "$(docker image inspect -f '{{.Id}}' "$tag")" \
     --size "$(docker image inspect -f '{{.Size}}' "$tag")" \
@@ -146,7 +161,7 @@ WINDOWS_DONE=0
 progress() { # progress RUN ROW WINDOW: one line, with the time left (bench-eta.sh)
   local total=$((RUNS * ${#ROWS[@]} * ${#WINDOWS[@]}))
   eta_mark
-  note "bench: run $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$ETA_NOW_S") left"
+  note "bench: $( ((${PAIRED:-0})) && echo slice || echo run) $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$ETA_NOW_S") left"
 }
 
 bench_main() {

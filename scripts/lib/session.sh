@@ -39,7 +39,8 @@ contract() {
 
 # app_start ROW DATA_DIR CONTAINER PORT UPSTREAM_URL [DOCKER_ARGS...]: the
 # row's stack with its variant's environment (ROW_ENV, "K=V" lines) on a
-# freshly seeded DATA_DIR; prints the container id
+# freshly seeded DATA_DIR, from the row's own image when its variant has
+# build arguments (IMAGE_TAG[ROW]); prints the container id
 app_start() {
   local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv env=()
   shift 5
@@ -48,7 +49,7 @@ app_start() {
   done <<<"${ROW_ENV[$row]:-}"
   docker rm -f "$container" >/dev/null 2>&1 || true
   fresh_database "$data"
-  stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" "${env[@]}"
+  STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" "${env[@]}"
 }
 
 # app_ready ROW PORT TIMEOUT_S: wait for the row's first 200, print the ms
@@ -94,10 +95,10 @@ study_file() {
 }
 
 # read_plan: what the study asks for, from analysis/plan: ROWS (stacks and
-# variants, in order), ROW_STACK, ROW_ENV and ROW_SLOTS per row, WINDOWS,
+# variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_SLOTS per row, WINDOWS,
 # SAMPLER_CHECK, NEEDS_UPSTREAM, HAS_CHECKS, and for a size study SIZE_STUDY,
 # SIZE_RUNS (the profile's build runs) and SIZE_BUILD; a bad study exits 2 here.
-declare -gA ROW_STACK=() ROW_ENV=() ROW_SLOTS=()
+declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_SLOTS=()
 read_plan() {
   local out key a b rc=0
   out=$(lab_tool plan describe "$STUDY_FILE" --lab-root "$LAB_ROOT" --connections "$CONNECTIONS" \
@@ -116,6 +117,7 @@ read_plan() {
       checks) HAS_CHECKS=$a ;;
       row) ROWS+=("$a") ROW_STACK[$a]=$b ;;
       env) ROW_ENV[$a]+="$b"$'\n' ;;
+      build) ROW_BUILD[$a]+="$b"$'\n' ;;
       slots) ROW_SLOTS[$a]=$b ;;
       window) WINDOWS+=("$a") ;;
       size_runs) SIZE_STUDY=1; [[ "$a" != "${PROFILE:-quick}" ]] || SIZE_RUNS=$b ;;

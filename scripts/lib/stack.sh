@@ -32,7 +32,9 @@ stack_names() {
 # files of its folder and of each INPUTS path (as git sees them: tracked and
 # untracked-but-not-ignored), the version of each TOOLCHAINS program, and the
 # ids of its DEPENDS images, and for a stack with HOST_INPUTS=1 what
-# `build-image --host-inputs` prints (base: the host's Debian mirrors). Same inputs, same tag: an unchanged stack is not
+# `build-image --host-inputs` prints (base: the host's Debian mirrors), and
+# a build variant's arguments (LAB_BUILD_ARGS, "K=V" lines; see
+# scripts/images). Same inputs, same tag: an unchanged stack is not
 # rebuilt; a changed input (go.sum, stacks/mkimage, a new rustc) rebuilds it.
 image_inputs_hash() {
   local name=$1 dir env inputs toolchains deps p t dep dep_tag dep_ids=""
@@ -51,7 +53,7 @@ image_inputs_hash() {
     [[ -e "$LAB_ROOT/$p" ]] || die "$env: INPUTS path '$p' does not exist"
   done
   for dep in $deps; do
-    dep_tag=$(image_tag "$dep") || exit 1
+    dep_tag=$(LAB_BUILD_ARGS="" image_tag "$dep") || exit 1
     dep_ids+="depends $dep $(docker image inspect -f '{{.Id}}' "$dep_tag" 2>/dev/null)"$'\n'
   done
   {
@@ -73,6 +75,9 @@ image_inputs_hash() {
       "$dir/build-image" --host-inputs || die "stacks/$name: build-image --host-inputs failed"
     fi
     printf '%s' "$dep_ids"
+    # absent for an ordinary build, so its tag is what it always was
+    local kv
+    while IFS= read -r kv; do [[ -z "$kv" ]] || echo "build-arg $kv"; done <<<"${LAB_BUILD_ARGS:-}"
   } | sha256sum | cut -c1-12
 }
 
@@ -88,6 +93,33 @@ toolchain_version() {
     *) out=$("$1" --version 2>/dev/null) ;;
   esac || out="not installed"
   echo "$out"
+}
+
+# build_args_problem NAME ARGS: why ARGS ("K=V" lines, a build variant's)
+# cannot build NAME (a name its stack.env's BUILD_ARGS does not declare), or
+# nothing
+build_args_problem() {
+  local declared kv
+  declared=" $(stack_env_get "$1" BUILD_ARGS) "
+  while IFS= read -r kv; do
+    [[ -z "$kv" || "$declared" == *" ${kv%%=*} "* ]] && continue
+    if [[ -z "${declared// /}" ]]; then
+      echo "stacks/$1 takes no build arguments (no BUILD_ARGS in its stack.env), not ${kv%%=*}"
+    else
+      echo "stacks/$1 takes the build arguments${declared% } (BUILD_ARGS in its stack.env), not ${kv%%=*}"
+    fi
+    return 0
+  done <<<"$2"
+}
+
+# build_env NAME: the environment NAME's build-image runs under, as `env`
+# arguments: every name its BUILD_ARGS declares unset, then LAB_BUILD_ARGS's
+# values, so the caller's own CGO_CFLAGS (say) never reaches an image
+build_env() {
+  local k kv
+  BUILD_ENV=()
+  for k in $(stack_env_get "$1" BUILD_ARGS); do BUILD_ENV+=(-u "$k"); done
+  while IFS= read -r kv; do [[ -z "$kv" ]] || BUILD_ENV+=("$kv"); done <<<"${LAB_BUILD_ARGS:-}"
 }
 
 # image_tag NAME: stacklab/NAME:<first 12 hex of image_inputs_hash>
@@ -130,12 +162,13 @@ require_image() {
 # pinned to the app CPUs with the memory limit, on the host network, with
 # DATA_DIR (holding a fresh app.db, handed to the lab's user) as /data, under
 # the lab's confinement (scripts/lib/confine.sh; tmpfs at /tmp and at each of
-# the stack's SCRATCH dirs). Extra arguments go to docker run.
+# the stack's SCRATCH dirs). Extra arguments go to docker run. STACK_IMAGE,
+# when set, is the image to start (a build variant's) instead of NAME's.
 # Prints the container id.
 stack_start() {
   local name=$1 data=$2 container=$3 port=$4 upstream=$5 tag scratch confine CONFINE
   shift 5
-  tag=$(require_image "$name")
+  tag=${STACK_IMAGE:-$(require_image "$name")}
   scratch=$(stack_env_get "$name" SCRATCH)
   # shellcheck disable=SC2086 # SCRATCH is a space-separated list of paths
   confine=$(confine_flags $scratch) || return 1
