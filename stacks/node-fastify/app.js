@@ -62,7 +62,9 @@ const schemas = {
   }
 }
 
-function build ({ databasePath, upstreamUrl }) {
+// readers: the pool of reader threads (readers.js, SQLITE_READERS >= 1), or
+// null: every query on this thread's connection, on the event loop.
+function build ({ databasePath, upstreamUrl, readers = null }) {
   // logger off (Fastify's default): nothing per request.
   const app = Fastify({ logger: false })
   const store = db.open(databasePath)
@@ -84,11 +86,15 @@ function build ({ databasePath, upstreamUrl }) {
 
   app.get('/json', { schema: schemas.json }, async () => ({ message: 'Hello, World!' }))
 
-  app.get('/items', { schema: schemas.items }, async () => ({ items: store.newestItems() }))
-
-  app.get('/page', (request, reply) => {
-    reply.view('page.ejs', { items: store.newestItems() })
-  })
+  if (readers) {
+    app.get('/items', { schema: schemas.items }, async () => ({ items: await readers.newestItems() }))
+    app.get('/page', async (request, reply) => reply.view('page.ejs', { items: await readers.newestItems() }))
+  } else {
+    app.get('/items', { schema: schemas.items }, async () => ({ items: store.newestItems() }))
+    app.get('/page', (request, reply) => {
+      reply.view('page.ejs', { items: store.newestItems() })
+    })
+  }
 
   app.get('/bench/upstream', { schema: schemas.upstream }, async (request, reply) => {
     try {
@@ -114,9 +120,19 @@ function build ({ databasePath, upstreamUrl }) {
     }
   })
 
-  app.get('/bench/read', { schema: schemas.read }, async () => ({ ok: true, ...store.readEvents() }))
-
-  app.get('/bench/pragmas', { schema: schemas.pragmas }, async () => store.pragmas())
+  if (readers) {
+    app.get('/bench/read', { schema: schemas.read }, async () => ({ ok: true, ...(await readers.readEvents()) }))
+    // The main connection and each reader's in turn, so that sampling
+    // /bench/pragmas (verify) reads every connection this process holds.
+    let turn = 0
+    app.get('/bench/pragmas', { schema: schemas.pragmas }, async () => {
+      turn = (turn + 1) % (readers.size + 1)
+      return turn === 0 ? store.pragmas() : readers.pragmas()
+    })
+  } else {
+    app.get('/bench/read', { schema: schemas.read }, async () => ({ ok: true, ...store.readEvents() }))
+    app.get('/bench/pragmas', { schema: schemas.pragmas }, async () => store.pragmas())
+  }
 
   // Fastify answers a known path with the wrong method as 404; the
   // contract wants 405 there.

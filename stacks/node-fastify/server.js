@@ -1,22 +1,33 @@
 'use strict'
 
-// Start the app: one process per CPU given (LAB_CPUS, else the CPUs this
-// process may run on). Node runs JavaScript on one thread, so a Fastify
-// deployment runs a process per core; with node:cluster the primary hands
-// connections to the workers. With one CPU there is no primary: the one
-// process serves.
+// Start the app. By default one process per CPU given (LAB_CPUS, else the
+// CPUs this process may run on): Node runs JavaScript on one thread, so a
+// Fastify deployment runs a process per core; with node:cluster the primary
+// hands connections to the workers. With one CPU there is no primary: the
+// one process serves.
+//
+// SQLITE_READERS=N (N >= 1) is the other way: one process whatever the CPUs,
+// whose N reader threads (readers.js) run the SQLite reads off the event
+// loop. 0, the default, is the cluster.
 const cluster = require('node:cluster')
 const os = require('node:os')
 const { build } = require('./app')
+const startReaders = require('./readers').start
 
 const STOP_DEADLINE_MS = 3000
+// Each reader is a thread with its own connection and page cache
+// (cache_size = 2000 pages); past this many a value is a typo.
+const MAX_READERS = 64
 
-function envInt (name, fallback) {
+// envInt NAME FALLBACK [MIN MAX]: a decimal integer from the environment; a
+// bad value is one line and exit 1.
+function envInt (name, fallback, min = 1, max = Number.MAX_SAFE_INTEGER) {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`node-fastify: ${name}=${JSON.stringify(raw)} is not a positive integer`)
+  const value = /^[0-9]+$/.test(raw) ? Number(raw) : NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    const want = max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from ${min} to ${max}`
+    console.error(`node-fastify: ${name}=${JSON.stringify(raw)} is not ${want}`)
     process.exit(1)
   }
   return value
@@ -24,20 +35,29 @@ function envInt (name, fallback) {
 
 const cpus = envInt('LAB_CPUS', os.availableParallelism ? os.availableParallelism() : os.cpus().length)
 const port = envInt('PORT', 8080)
+const readers = envInt('SQLITE_READERS', 0, 0, MAX_READERS)
 
 async function serve () {
-  const app = build({
-    databasePath: process.env.DATABASE_PATH || '/data/app.db',
-    upstreamUrl: process.env.UPSTREAM_URL || 'http://127.0.0.1:9090'
-  })
+  const databasePath = process.env.DATABASE_PATH || '/data/app.db'
+  let app = null
+  let pool = null
   // As PID 1 in a container Node has no default SIGTERM action: stop
   // listening, close idle keep-alive connections (Fastify's default
-  // forceCloseConnections: 'idle'), finish in-flight requests, exit.
+  // forceCloseConnections: 'idle'), finish in-flight requests, then end the
+  // reader threads, exit. Installed before the readers start, so a SIGTERM
+  // while they open their connections stops the process too.
   process.once('SIGTERM', () => {
     setTimeout(() => process.exit(0), STOP_DEADLINE_MS).unref()
-    app.close().then(() => process.exit(0), () => process.exit(1))
+    const closed = app ? app.close() : Promise.resolve()
+    closed.then(() => pool && pool.close()).then(() => process.exit(0), () => process.exit(1))
   })
   process.once('SIGINT', () => process.emit('SIGTERM'))
+  if (readers > 0) pool = await startReaders(readers, databasePath)
+  app = build({
+    databasePath,
+    upstreamUrl: process.env.UPSTREAM_URL || 'http://127.0.0.1:9090',
+    readers: pool
+  })
   await app.listen({ port, host: '0.0.0.0' })
 }
 
@@ -68,7 +88,7 @@ function primary () {
   process.once('SIGINT', stop)
 }
 
-if (cpus > 1 && cluster.isPrimary) {
+if (cpus > 1 && readers === 0 && cluster.isPrimary) {
   primary()
 } else {
   serve().catch((err) => {
