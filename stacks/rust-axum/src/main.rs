@@ -87,8 +87,9 @@ impl IntoResponse for AppError {
     }
 }
 
-/// Runs `f` with a pooled connection on tokio's blocking pool, whose size is
-/// capped to the pool's, so a database call never stalls an async worker.
+/// Runs `f` with a pooled connection on tokio's blocking pool (capped to the
+/// pool's size unless BLOCKING_THREADS says otherwise), so a database call
+/// never stalls an async worker.
 async fn with_conn<T, F>(pool: &Pool, f: F) -> Result<T, AppError>
 where
     T: Send + 'static,
@@ -273,6 +274,20 @@ fn cpus() -> usize {
     }
 }
 
+/// tokio's cap on blocking threads: BLOCKING_THREADS, else the pool size, so
+/// a burst queues in tokio instead of in threads waiting in `pool.get()`.
+fn blocking_threads(pool_size: usize) -> usize {
+    match env::var("BLOCKING_THREADS") {
+        Result::Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| fail(format!("BLOCKING_THREADS={v:?} is not a positive integer"))),
+        Err(_) => pool_size,
+    }
+}
+
 fn main() {
     let port = env::var("PORT").unwrap_or_else(|_| "8080".into());
     let db_path = env::var("DATABASE_PATH").unwrap_or_else(|_| "/data/app.db".into());
@@ -281,10 +296,11 @@ fn main() {
     // SQLite work is CPU-bound (page cache, mmap); a second connection per CPU
     // covers a writer waiting on the WAL lock or an fsync at checkpoint.
     let pool_size = 2 * cpus;
+    let blocking = blocking_threads(pool_size);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cpus)
-        .max_blocking_threads(pool_size)
+        .max_blocking_threads(blocking)
         .enable_all()
         .build()
         .unwrap_or_else(|e| fail(format!("tokio runtime: {e}")));
