@@ -353,3 +353,35 @@ async fn shutdown_signal() {
         _ = tokio::signal::ctrl_c() => {},
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    /// The SQLite this binary carries (README, "The SQLite in this image"):
+    /// `cargo test --release` with build-image's RUSTFLAGS and target builds
+    /// libsqlite3-sys as the image does, so these are the image's options.
+    #[test]
+    fn bundled_sqlite_compile_options() {
+        let conn = Connection::open_in_memory().unwrap();
+        let version: String = conn.query_row("SELECT sqlite_version()", [], |r| r.get(0)).unwrap();
+        let mut stmt = conn.prepare("PRAGMA compile_options").unwrap();
+        let options: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap();
+        println!("SQLite {version}\n{}", options.join("\n"));
+
+        assert_eq!(version, "3.53.2", "README and stack.env name this version");
+        assert!(options.iter().any(|o| o == "THREADSAFE=1"), "serialized build expected");
+        // No DEFAULT_MEMSTATUS=0: memory statistics are on, so every
+        // allocation takes SQLite's global memstatus mutex; the counter
+        // of bytes in use is non-zero only when they are (as sqliteinfo asks).
+        assert!(!options.iter().any(|o| o.starts_with("DEFAULT_MEMSTATUS")), "memstatus option changed");
+        let (mut used, mut highwater) = (0i64, 0i64);
+        let rc = unsafe {
+            rusqlite::ffi::sqlite3_status64(rusqlite::ffi::SQLITE_STATUS_MEMORY_USED, &mut used, &mut highwater, 0)
+        };
+        assert_eq!(rc, rusqlite::ffi::SQLITE_OK);
+        println!("memory statistics: {used} bytes in use (0 would mean off)");
+        assert!(used > 0, "memory statistics are off");
+        assert_eq!(unsafe { rusqlite::ffi::sqlite3_threadsafe() }, 1);
+    }
+}
