@@ -87,8 +87,9 @@ impl IntoResponse for AppError {
     }
 }
 
-/// Runs `f` with a pooled connection on tokio's blocking pool, whose size is
-/// capped to the pool's, so a database call never stalls an async worker.
+/// Runs `f` with a pooled connection on tokio's blocking pool (capped to the
+/// pool's size unless BLOCKING_THREADS says otherwise), so a database call
+/// never stalls an async worker.
 async fn with_conn<T, F>(pool: &Pool, f: F) -> Result<T, AppError>
 where
     T: Send + 'static,
@@ -273,6 +274,20 @@ fn cpus() -> usize {
     }
 }
 
+/// tokio's cap on blocking threads: BLOCKING_THREADS, else the pool size, so
+/// a burst queues in tokio instead of in threads waiting in `pool.get()`.
+fn blocking_threads(pool_size: usize) -> usize {
+    match env::var("BLOCKING_THREADS") {
+        Result::Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| fail(format!("BLOCKING_THREADS={v:?} is not a positive integer"))),
+        Err(_) => pool_size,
+    }
+}
+
 fn main() {
     let port = env::var("PORT").unwrap_or_else(|_| "8080".into());
     let db_path = env::var("DATABASE_PATH").unwrap_or_else(|_| "/data/app.db".into());
@@ -281,10 +296,11 @@ fn main() {
     // SQLite work is CPU-bound (page cache, mmap); a second connection per CPU
     // covers a writer waiting on the WAL lock or an fsync at checkpoint.
     let pool_size = 2 * cpus;
+    let blocking = blocking_threads(pool_size);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cpus)
-        .max_blocking_threads(pool_size)
+        .max_blocking_threads(blocking)
         .enable_all()
         .build()
         .unwrap_or_else(|e| fail(format!("tokio runtime: {e}")));
@@ -335,5 +351,37 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = term.recv() => {},
         _ = tokio::signal::ctrl_c() => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    /// The SQLite this binary carries (README, "The SQLite in this image"):
+    /// `cargo test --release` with build-image's RUSTFLAGS and target builds
+    /// libsqlite3-sys as the image does, so these are the image's options.
+    #[test]
+    fn bundled_sqlite_compile_options() {
+        let conn = Connection::open_in_memory().unwrap();
+        let version: String = conn.query_row("SELECT sqlite_version()", [], |r| r.get(0)).unwrap();
+        let mut stmt = conn.prepare("PRAGMA compile_options").unwrap();
+        let options: Vec<String> = stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap();
+        println!("SQLite {version}\n{}", options.join("\n"));
+
+        assert_eq!(version, "3.53.2", "README and stack.env name this version");
+        assert!(options.iter().any(|o| o == "THREADSAFE=1"), "serialized build expected");
+        // No DEFAULT_MEMSTATUS=0: memory statistics are on, so every
+        // allocation takes SQLite's global memstatus mutex; the counter
+        // of bytes in use is non-zero only when they are (as sqliteinfo asks).
+        assert!(!options.iter().any(|o| o.starts_with("DEFAULT_MEMSTATUS")), "memstatus option changed");
+        let (mut used, mut highwater) = (0i64, 0i64);
+        let rc = unsafe {
+            rusqlite::ffi::sqlite3_status64(rusqlite::ffi::SQLITE_STATUS_MEMORY_USED, &mut used, &mut highwater, 0)
+        };
+        assert_eq!(rc, rusqlite::ffi::SQLITE_OK);
+        println!("memory statistics: {used} bytes in use (0 would mean off)");
+        assert!(used > 0, "memory statistics are off");
+        assert_eq!(unsafe { rusqlite::ffi::sqlite3_threadsafe() }, 1);
     }
 }
