@@ -16,6 +16,19 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, TransactionBehavior};
 use serde::Serialize;
 
+// The allocator is a build-time choice (Cargo features; README, "Optimizing"):
+// without either feature the binary uses glibc's malloc.
+#[cfg(all(feature = "mimalloc", feature = "jemalloc"))]
+compile_error!("features mimalloc and jemalloc both set a global allocator: pick one");
+
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(feature = "jemalloc")]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 type Pool = r2d2::Pool<SqliteConnectionManager>;
 
 /// Run on every connection the pool opens, before the pool hands it out.
