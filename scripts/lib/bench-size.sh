@@ -152,7 +152,9 @@ timed_build() {
   local copy=$1 stack=$2 tag=$3 log=$4 start
   shift 4
   start=$(date +%s%N)
-  env -u CARGO_TARGET_DIR "$@" BASE_IMAGE="$BASE_FOR_BUILD" LAB_BUILD_CPUS="$BUILD_CPUS" \
+  # as scripts/images builds: the stack's declared build arguments unset
+  LAB_BUILD_ARGS="" build_env "$stack"
+  env -u CARGO_TARGET_DIR "${BUILD_ENV[@]}" "$@" BASE_IMAGE="$BASE_FOR_BUILD" LAB_BUILD_CPUS="$BUILD_CPUS" \
     taskset -c "$BUILD_CPUS" "$copy/stacks/$stack/build-image" "$tag" >>"$log" 2>&1 || return 1
   echo $((($(date +%s%N) - start) / 1000000))
 }
