@@ -32,7 +32,7 @@ func TestPairedGolden(t *testing.T) {
 	to := strings.Index(md[from+1:], "\n## ")
 	sec := md[from : from+1+to]
 	golden.Check(t, "testdata/golden/paired.md", []byte(sec))
-	if !strings.Contains(sec, "| up    | node-fastify | req/s  | 0.375 (0.375–0.375) |") {
+	if !strings.Contains(sec, "| up    | node-fastify | req/s      | 0.375 (0.375–0.375) |   6 |           0.0% |") {
 		t.Errorf("a ratio the slices share should not spread:\n%s", sec)
 	}
 }
