@@ -90,15 +90,8 @@ func selfTest(st *study.SelfTest, sections []Section) *SelfTest {
 	}
 	out := &SelfTest{A: st.A, Twin: st.Twin}
 	rows, cases := caseRows(sections)
-	perRun := func(r *Row, metric string) []float64 {
-		switch metric {
-		case MetricRate:
-			return values(r.PerRun)
-		case MetricP99:
-			return values(r.P99PerRun)
-		}
-		return r.CPUPerRun
-	}
+	// the runs a row was measured in (the U test takes no missing run)
+	perRun := func(r *Row, metric string) []float64 { return measured(r.values(metric)) }
 	for _, name := range append([]string{st.Twin}, st.Planted...) {
 		pair := SelfTestPair{Row: name, Planted: name != st.Twin}
 		for _, c := range cases {

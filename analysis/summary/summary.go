@@ -137,11 +137,9 @@ type Row struct {
 	// bytes per answer oha counted, median over runs; nil when no run
 	// captured this case's route.
 	BytesPerAnswer *stat.Range `json:"bytes_per_answer,omitempty"`
-	// CPUPerRun is CPU time per request run by run, for comparisons (not
-	// written: summary.json keeps the range).
-	CPUPerRun []float64 `json:"-"`
 	// cpuAt is CPU time per request at each run's index (NaN: not
-	// measured), for ratios taken within a run (within.go).
+	// measured), for comparisons within a run and between rows (not
+	// written: the summary shows its range).
 	cpuAt []float64
 	// RowsCheck holds, per run, for a case with a rows check: the rows its
 	// table gained against the good answers.
@@ -384,7 +382,6 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		}
 		if us, ok := cpuPerRequest(win, res.GoodWith(c.Good)); ok {
 			cpu = append(cpu, us)
-			row.CPUPerRun = append(row.CPUPerRun, us)
 			row.cpuAt = append(row.cpuAt, us)
 		} else {
 			row.cpuAt = append(row.cpuAt, math.NaN())

@@ -98,10 +98,25 @@ func WithinRun(s *Summary, baseline string) *Within {
 	return out
 }
 
-// values is a row's figure run by run (NaN where a run was not measured).
+// values is a row's figure in one metric run by run (NaN where a run was
+// not measured).
 func (r *Row) values(metric string) []float64 {
-	if metric == MetricCPU {
+	switch metric {
+	case MetricCPU:
 		return r.cpuAt
+	case MetricP99:
+		return values(r.P99PerRun)
 	}
 	return values(r.PerRun)
+}
+
+// measured drops the runs that were not measured (NaN).
+func measured(vs []float64) []float64 {
+	var out []float64
+	for _, v := range vs {
+		if !math.IsNaN(v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -28,12 +28,19 @@ plan_windows() {
       plan_capacity "$w"
       continue
     fi
-    lab_tool plan oha "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$w.oha"
-    ((WIN_COMPANION[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --companion --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$w.companion"
+    plan_app_load "$w" "$APP_PORT" "$WORK/plan"
     ((WIN_CEILING[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
       --url "http://127.0.0.1:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
   done
   return 0
+}
+
+# plan_app_load WINDOW PORT DIR: the window's oha arguments against the app
+# on PORT (and its companion's) into DIR/WINDOW.oha (.companion)
+plan_app_load() {
+  lab_tool plan oha "$STUDY_FILE" "$1" --connections "$CONNECTIONS" --url "http://127.0.0.1:$2" >"$3/$1.oha"
+  ((WIN_COMPANION[$1])) || return 0
+  lab_tool plan oha "$STUDY_FILE" "$1" --companion --url "http://127.0.0.1:$2" >"$3/$1.companion"
 }
 
 # oha_window OUT SECONDS ARGS_FILE: oha pinned to the load generator's CPUs

@@ -60,10 +60,7 @@ paired_plan() {
     P_DB[$row]="$WORK/db/${P_CONTAINER[$row]}"
     P_PLAN[$row]="$WORK/plan/row-$i"
     mkdir -p "${P_PLAN[$row]}"
-    for w in "${WINDOWS[@]}"; do
-      lab_tool plan oha "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --url "http://127.0.0.1:${P_PORT[$row]}" >"${P_PLAN[$row]}/$w.oha"
-      ((WIN_COMPANION[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --companion --url "http://127.0.0.1:${P_PORT[$row]}" >"${P_PLAN[$row]}/$w.companion"
-    done
+    for w in "${WINDOWS[@]}"; do plan_app_load "$w" "${P_PORT[$row]}" "${P_PLAN[$row]}"; done
     i=$((i + 1))
   done
 }
