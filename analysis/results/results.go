@@ -171,7 +171,14 @@ type MemorySplit struct {
 
 // Load reads and checks the results folder dir: manifest, checksums, and
 // every raw file of every kept run. The first fault found is returned.
-func Load(dir string) (*Folder, error) {
+func Load(dir string) (*Folder, error) { return load(dir, true) }
+
+// LoadInProgress reads a folder the bench is still writing, for its
+// progress lines: there are no checksums yet, and the run in progress has
+// only the rows measured so far. Never for a table that is kept.
+func LoadInProgress(dir string) (*Folder, error) { return load(dir, false) }
+
+func load(dir string, checksums bool) (*Folder, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, &Error{dir, "no such results folder"}
@@ -188,8 +195,10 @@ func Load(dir string) (*Folder, error) {
 		}
 		return nil, err
 	}
-	if err := VerifyChecksums(dir); err != nil {
-		return nil, err
+	if checksums {
+		if err := VerifyChecksums(dir); err != nil {
+			return nil, err
+		}
 	}
 	mpath := filepath.Join(dir, manifest.FileName)
 	sty, err := StudyOf(mpath, m)

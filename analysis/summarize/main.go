@@ -3,6 +3,7 @@
 // prints summary.md.
 //
 //	summarize [--baseline STACK] RUN
+//	summarize --row STACK --run N RUN   (one stack's line, as the bench prints it)
 //
 // Exit status: 0 all good; 1 a correctness gate failed (the outputs are
 // written, whole, with the failed cells marked, and one line per failure
@@ -15,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"stacklab/analysis/render"
@@ -24,12 +26,16 @@ import (
 )
 
 const usage = `usage: summarize [--baseline STACK] RUN
+       summarize --row STACK --run N RUN
 
 Reads RUN/manifest.json and RUN/raw/, checks RUN/checksums.sha256, and writes
 RUN/summary.md, RUN/summary.json and RUN/report.html, then prints summary.md.
 
   --baseline STACK   the stack ratios are taken against (default: the first
                      stack of the study)
+  --row STACK        write nothing; print STACK's figures in run N (--run)
+                     on one line, from a folder the bench may still be
+                     writing (its progress line as each stack is done)
 
 Exit status: 0 all good; 1 a correctness gate failed (outputs written, failed
 cells marked, one line per failure on stderr); 2 bad input (nothing written).
@@ -47,7 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "summarize: "+msg)
 		return 2
 	}
-	var dir string
+	var dir, row string
+	runN := 0
 	var opt summary.Options
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -63,6 +70,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 			opt.Baseline = args[i]
 		case strings.HasPrefix(a, "--baseline="):
 			opt.Baseline = strings.TrimPrefix(a, "--baseline=")
+		case a == "--row":
+			if i+1 >= len(args) {
+				return bad("--row: needs a stack name")
+			}
+			i++
+			row = args[i]
+		case a == "--run":
+			if i+1 >= len(args) {
+				return bad("--run: needs a run number")
+			}
+			i++
+			n, err := strconv.Atoi(args[i])
+			if err != nil || n < 1 {
+				return bad("--run " + args[i] + ": not a run number (1, 2, ...)")
+			}
+			runN = n
 		case strings.HasPrefix(a, "-"):
 			return bad(a + ": unknown flag (see --help)")
 		case dir != "":
@@ -74,6 +97,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if row != "" || runN != 0 {
+		if row == "" || runN == 0 {
+			return bad("--row and --run go together")
+		}
+		return rowLine(dir, row, runN, opt, stdout, stderr)
 	}
 	if sizes.Is(dir) {
 		return size(dir, opt, stdout, stderr)
@@ -97,6 +126,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(s.Failures) > 0 {
 		return 1
 	}
+	return 0
+}
+
+// rowLine prints one stack's line for one run (render.RowLine), from a
+// folder that may still be written; nothing is written to it.
+func rowLine(dir, stack string, run int, opt summary.Options, stdout, stderr io.Writer) int {
+	f, err := results.LoadInProgress(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "summarize: "+err.Error())
+		return 2
+	}
+	s, err := summary.Compute(f, opt)
+	if err != nil {
+		fmt.Fprintln(stderr, "summarize: "+err.Error())
+		return 2
+	}
+	line := render.RowLine(s, stack, run)
+	if line == "" {
+		fmt.Fprintf(stderr, "summarize: %s: run %d has no window of %s\n", dir, run, stack)
+		return 2
+	}
+	fmt.Fprintln(stdout, line)
 	return 0
 }
 

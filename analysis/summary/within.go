@@ -120,3 +120,13 @@ func measured(vs []float64) []float64 {
 	}
 	return out
 }
+
+// RunValue is the row's figure in metric (MetricRate, MetricCPU,
+// MetricP99) at run index i of Summary.Runs; false when that run has none.
+func (r *Row) RunValue(metric string, i int) (float64, bool) {
+	vs := r.values(metric)
+	if i < 0 || i >= len(vs) || math.IsNaN(vs[i]) {
+		return 0, false
+	}
+	return vs[i], true
+}
