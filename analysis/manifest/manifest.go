@@ -55,7 +55,9 @@ type Manifest struct {
 }
 
 // Timing: the bench's wall time (from its first ETA to the end of the
-// last run), the measured windows in it, and its first estimate.
+// last run, less the image builds a quick bench does between stacks: the
+// phase "build", which no ETA counted), the measured windows in it, and
+// its first estimate.
 type Timing struct {
 	WallS           float64 `json:"wall_s"`
 	MeasuredWindows int     `json:"measured_windows"`

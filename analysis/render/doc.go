@@ -131,7 +131,7 @@ func header(s *summary.Summary) block {
 		"study: " + study,
 		fmt.Sprintf("host: %s (%s, %d cores, %s, kernel %s, cgroup %s, dirty_ratio %d)",
 			s.HostProfile, fp.CPUModel, fp.Cores, units.Bytes(float64(fp.MemoryBytes)), fp.Kernel, fp.CgroupMode, fp.VM.DirtyRatio),
-		fmt.Sprintf("profile: %s (%d runs, warm-up %g s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, pm.DurationS, pm.Connections),
+		fmt.Sprintf("profile: %s (%d runs, warm-up %g s%s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, warmupScope(pm.Extra["warmup"]), pm.DurationS, pm.Connections),
 		"lab commit: " + s.LabCommit,
 		"dates: " + s.StartedAt + " – " + s.EndedAt,
 		"tools: " + strings.Join(tools, ", "),
@@ -141,6 +141,21 @@ func header(s *summary.Summary) block {
 	}
 	items = append(items, modeItem(s)...)
 	return block{kind: list, items: items}
+}
+
+// warmupScope says what one warm-up preceded (the manifest's extra
+// "warmup", written since 2026-12-01; older folders warmed every window
+// and say nothing).
+func warmupScope(scope string) string {
+	switch scope {
+	case "window":
+		return " before every window"
+	case "container":
+		return " before each container's first window"
+	case "case":
+		return " per row and case"
+	}
+	return ""
 }
 
 func section(s *summary.Summary, sec summary.Section) []block {

@@ -192,8 +192,11 @@ fail_cases() {
 run_case() {
   local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
-  # (a paired slice has none: its row was warmed up once for the case)
-  ((${PAIRED:-0})) || oha_window "$WORK/warmup.json" "$WARMUP" "${PLAN:-$WORK/plan}/$w.oha" || true
+  # (a paired slice has none: its row was warmed up once for the case; the
+  # quick profile warms a container up before its first window only)
+  if ((!${PAIRED:-0})) && ((WARM_EACH || CASES_HERE == 0)); then
+    oha_window "$WORK/warmup.json" "$WARMUP" "${PLAN:-$WORK/plan}/$w.oha" || true
+  fi
   [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
   canary_read "$dir/$w.canary.jsonl" before
   sampler_start "$dir/$w.cgroup.jsonl"

@@ -25,25 +25,46 @@ eta_start() {
   ETA_PER_RUN=([quiet]=$QUIET_GATE [ceilings]=$((ceilings > 0 ? 1 : 0)) [boot]=$rows [window]=$((rows * ${#WINDOWS[@]}))
     [restart]=$((rows * fresh)) [sampler]=$((SAMPLER && ${#SAMPLER_CHECK} > 0 ? 1 : 0)) [stop]=$rows)
   # Until a phase of a kind has been measured: the profile's own lengths,
-  # with what a phase took on this project's machines around them (a
-  # window 0.2–0.5 s more than warm-up + window, boot and checks 0.6 s for
-  # go and rust, ~2 s for the interpreters).
+  # with what a phase took on this project's machines around them (traced
+  # 2026-12-01: a window 0.3 s more than its warm-up and length, the
+  # canary's four readings 0.18 s of it; a warm-up 40 ms more than its
+  # length; boot and checks 2.6 s and a restart 1.45 s on average over the
+  # nine stacks, 0.3 s for go and c, 8 s for java-spring).
   # A capacity window is a ramp: plan's guess of its steps, each a warm-up
   # and a window plus about a second around it.
-  local win=$(((WARMUP + DURATION) * 1000 + 500)) all=0
+  local warm=$((WARMUP * 1000 + 40)) win=$((DURATION * 1000 + 300)) all=0 i=0
   for w in "${WINDOWS[@]}"; do
     if ((WIN_RAMP[$w])); then
-      all=$((all + ${WIN_RAMP_STEPS[$w]:-10} * (win + 500)))
+      all=$((all + ${WIN_RAMP_STEPS[$w]:-10} * (warm + win + 500)))
     else
+      # the quick profile warms a container up before its first window only
+      ((WARM_EACH || i == 0 || WIN_FRESH[$w])) && all=$((all + warm))
       all=$((all + win))
     fi
+    i=$((i + 1))
   done
-  ETA_GUESS_MS=([quiet]=$(((QUIET_FOR + 1) * 1000)) [ceilings]=$((ceilings * (DURATION * 1000 + 500))) [boot]=2000
-    [window]=$((all / ${#WINDOWS[@]})) [restart]=1500 [sampler]=$win [stop]=500)
+  ETA_GUESS_MS=([quiet]=$(eta_quiet_guess_ms) [ceilings]=$((ceilings * (DURATION * 1000 + 100))) [boot]=2600
+    [window]=$((all / ${#WINDOWS[@]})) [restart]=1450 [sampler]=$((warm + win)) [stop]=150)
   eta_add_runs "$RUNS"
   ETA_T0_MS=$(eta_now)
   ETA_FIRST_S=$(eta_left_s)
   note "bench: $(eta_plan_line), about $(eta_fmt "$ETA_FIRST_S")"
+}
+
+# eta_quiet_guess_ms: how long the quiet-host gate should wait, from the
+# load average now. The 1-minute load decays by e^(-t/60) on an idle host,
+# so from L above the gate G it takes 60·ln(L/G) s to get under it, then
+# QUIET_FOR s under it; never more than the gate's timeout.
+eta_quiet_guess_ms() {
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+  awk -v l="$load" -v g="${QUIET_LOAD:-2.0}" -v f="$QUIET_FOR" -v t="$QUIET_TIMEOUT" -v on="$QUIET_GATE" 'BEGIN {
+    if (!on) { print 0; exit }
+    s = f + 1
+    if (l + 0 >= g + 0) s += 60 * log(l / g)
+    if (s > t + 1) s = t + 1
+    printf "%d\n", s * 1000
+  }'
 }
 
 # eta_add_runs N: N more runs' phases to do (the plan, or a run redone)
@@ -104,6 +125,25 @@ eta_timed() {
   return "$rc"
 }
 
+# late_left: the late images (bench-run.sh's LATE_STACKS) not built yet
+late_left() {
+  local s n=0
+  for s in "${LATE_STACKS[@]}"; do [[ -n "${IMAGE_TAG[$s]:-}" ]] || n=$((n + 1)); done
+  echo "$n"
+}
+
+# eta_build_done T0_MS: a late image build (and the settling after it)
+# that began at T0_MS is over. Its time is not the bench's: the ETA never
+# counted it (the progress line says how many builds are still to come),
+# so the bench's clock skips it, and the wall time, the overhead and the
+# ETA's error are those of the measuring alone. record timing keeps it
+# apart, as the phase "build".
+ETA_BUILD_N=0 ETA_BUILD_MS=0
+eta_build_done() {
+  local took=$(($(eta_now) - $1))
+  ETA_BUILD_N=$((ETA_BUILD_N + 1)) ETA_BUILD_MS=$((ETA_BUILD_MS + took)) ETA_T0_MS=$((ETA_T0_MS + took))
+}
+
 # eta_finish: the ETA's error and the orchestration overhead, into the
 # manifest (record prints the line)
 eta_finish() {
@@ -111,6 +151,7 @@ eta_finish() {
   for kind in "${ETA_KINDS[@]}"; do
     phases+=(--phase "$kind=${ETA_N[$kind]:-0}:${ETA_SUM_MS[$kind]:-0}")
   done
+  ((ETA_BUILD_N == 0)) || phases+=(--phase "build=$ETA_BUILD_N:$ETA_BUILD_MS")
   local mark marks=()
   for mark in "${ETA_MARKS[@]}"; do marks+=(--eta-at "$mark"); done
   lab_tool record timing "$RUN_DIR" --wall-ms $(($(eta_now) - ETA_T0_MS)) --eta-first-s "$ETA_FIRST_S" \

@@ -104,8 +104,25 @@ bench_prepare() {
     problem=$(build_args_problem "$(row_stack "$r")" "${ROW_BUILD[$r]}")
     [[ -z "$problem" ]] || die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r: $problem"
   done
-  "$LAB_ROOT/scripts/images" "${needed[@]}"
-  for s in "${needed[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
+  # The quick profile measures each stack as soon as its image is ready:
+  # what is built is measured first, and a missing image is built just
+  # before its stack's first session (late_image), so a first look at a
+  # fresh machine prints its first row after one image build, not nine.
+  local now=("${needed[@]}")
+  LATE_STACKS=()
+  if [[ "$PROFILE" == quick ]]; then
+    now=()
+    for s in "${needed[@]}"; do
+      if [[ "$s" == upstream || -n "$(stack_env_get "$s" IMAGE)" ]] || docker image inspect "$(image_tag "$s")" >/dev/null 2>&1; then
+        now+=("$s")
+      else
+        LATE_STACKS+=("$s")
+      fi
+    done
+  fi
+  ((${#now[@]} == 0)) || "$LAB_ROOT/scripts/images" "${now[@]}"
+  for s in "${now[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
+  ((${#LATE_STACKS[@]} == 0)) || note "bench: not built yet, measured once built: ${LATE_STACKS[*]}"
   # a build variant's row runs its own image, built with its arguments
   for r in "${ROWS[@]}"; do
     [[ -n "${ROW_BUILD[$r]:-}" ]] || continue
@@ -128,10 +145,48 @@ bench_prepare() {
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (probes/speed)" "${rows[@]}" \
+    --extra "warmup=$(warmup_scope)" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
     "${tools[@]}" --lab-commit "$commit"
-  for s in "${needed[@]}"; do record_image "$s"; done
+  for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done
+}
+
+# warmup_scope: what one warm-up precedes (the manifest's extra "warmup"):
+# every window (full), a container's first window (quick), or in the
+# paired profile each row's slices of a case
+warmup_scope() {
+  if ((${PAIRED:-0})); then echo case; elif ((WARM_EACH)); then echo window; else echo container; fi
+}
+
+# late_stack ROW: does ROW's stack wait for its image (LATE_STACKS)?
+late_stack() { [[ " ${LATE_STACKS[*]} " == *" $(row_stack "$1") "* ]]; }
+
+# late_image RUN ROW: build ROW's stack's image now if it is one of
+# LATE_STACKS and not built yet, then let the host settle (its dirty
+# pages written, the load average down) before the row is measured. The
+# time is the ETA's build phase, not the bench's: it is left out of the
+# orchestration overhead and the ETA's error. A build that fails fails the
+# row's windows, and the bench goes on with the others.
+late_image() {
+  local s t0
+  s=$(row_stack "$2")
+  # (a build variant's row runs its own image, built before the bench)
+  [[ -z "${IMAGE_TAG[$s]:-}" && -z "${ROW_BUILD[$2]:-}" ]] && late_stack "$2" || return 0
+  t0=$(eta_now)
+  note "bench: building $s's image before measuring it ($(late_left) left to build, this one included)"
+  if ! "$LAB_ROOT/scripts/images" "$s"; then
+    mkdir -p "$RUN_DIR/raw/run-$1/$2"
+    CONTAINER=$(container_name "$2")
+    fail_cases "$1" "$2" "its image did not build (see .tools/images/$s.build.log)" "${WINDOWS[@]}"
+    eta_build_done "$t0"
+    return 1
+  fi
+  IMAGE_TAG[$s]=$(require_image "$s")
+  record_image "$s"
+  sync
+  quiet_wait
+  eta_build_done "$t0"
 }
 
 # record_image NAME [TAG]: NAME's image (a stack's, or a build variant
@@ -147,10 +202,15 @@ record_image() {
 }
 
 # run_order N: the rows of run N; every other run goes in reverse, so no
-# row always runs first (cold host) or last (warm, maybe throttled).
+# row always runs first (cold host) or last (warm, maybe throttled). In a
+# quick bench whose images are not all built, run 1 measures the built
+# ones first.
 run_order() {
-  local i
-  if (($1 % 2 == 1)); then
+  local i r
+  if (($1 == 1)) && ((${#LATE_STACKS[@]})); then
+    for r in "${ROWS[@]}"; do late_stack "$r" || echo "$r"; done
+    for r in "${ROWS[@]}"; do ! late_stack "$r" || echo "$r"; done
+  elif (($1 % 2 == 1)); then
     printf '%s\n' "${ROWS[@]}"
   else
     for ((i = ${#ROWS[@]} - 1; i >= 0; i--)); do echo "${ROWS[i]}"; done
@@ -161,7 +221,9 @@ WINDOWS_DONE=0
 progress() { # progress RUN ROW WINDOW: one line, with the time left (bench-eta.sh)
   local total=$((RUNS * ${#ROWS[@]} * ${#WINDOWS[@]}))
   eta_mark
-  note "bench: $( ((${PAIRED:-0})) && echo slice || echo run) $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$ETA_NOW_S") left"
+  local builds
+  builds=$(late_left)
+  note "bench: $( ((${PAIRED:-0})) && echo slice || echo run) $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$ETA_NOW_S") left$( ((builds == 0)) || echo ", plus $builds image build(s)")"
 }
 
 bench_main() {
@@ -223,8 +285,18 @@ bench_run() {
   mkdir -p "$RUN_DIR/raw/run-$run"
   ((${ETA_PER_RUN[ceilings]:-0})) && eta_timed ceilings upstream_ceilings "$run"
   while read -r row; do
+    late_image "$run" "$row" || { eta_row_done 0 0; eta_skip boot 1; eta_skip stop 1; continue; }
     stack_session "$run" "$row"
+    row_line "$run" "$row"
   done < <(run_order "$run")
+}
+
+# row_line RUN ROW: the row's figures in this run, on one line, as soon as
+# its windows are done (summarize --row: the numbers its tables will show)
+row_line() {
+  local line
+  line=$(lab_tool summarize --row "$2" --run "$1" "$RUN_DIR" 2>/dev/null) && note "bench: row $line"
+  return 0
 }
 
 bench_finish() {
