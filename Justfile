@@ -27,6 +27,11 @@ selftest PROFILE="full":
 rerun RUN *FLAGS:
     @scripts/rerun {{RUN}} {{FLAGS}}
 
+# how long a newcomer waits for a first table: ./lab bench from a fresh clone, with a Docker engine and caches of its own, each line timed into LOG (--rev REV, --stop-at-first)
+[no-exit-message]
+first-table LOG *FLAGS:
+    @scripts/first-table {{FLAGS}} {{LOG}}
+
 # run the tests: go vet and go test, shellcheck, flake syntax, the end-to-end smoke test
 test:
     scripts/test
