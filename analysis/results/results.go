@@ -218,7 +218,7 @@ func load(dir string, checksums bool) (*Folder, error) {
 		byNum[r.Run] = r
 	}
 	for _, n := range nums {
-		run, err := loadRun(dir, m, n)
+		run, err := loadRun(dir, m, n, !checksums)
 		if err != nil {
 			return nil, err
 		}
@@ -299,7 +299,13 @@ func runNumbers(dir string) ([]int, error) {
 	return nums, nil
 }
 
-func loadRun(dir string, m *manifest.Manifest, n int) (*Run, error) {
+// NotMeasured is the failure of a window a folder in progress has no file
+// for yet (LoadInProgress).
+const NotMeasured = "not measured yet"
+
+// loadRun reads run n; inProgress: a window with no file yet is one the
+// bench has not come to (failed, "not measured yet"), not a fault.
+func loadRun(dir string, m *manifest.Manifest, n int, inProgress bool) (*Run, error) {
 	rel := filepath.Join("raw", "run-"+strconv.Itoa(n))
 	run := &Run{N: n}
 	run.Ceilings = map[string]*Ceiling{}
@@ -338,6 +344,9 @@ func loadRun(dir string, m *manifest.Manifest, n int) (*Run, error) {
 		}
 		for _, c := range m.Parameters.Cases {
 			w, err := loadWindow(dir, srel, n, stack, c)
+			if err != nil && inProgress && !exists(filepath.Join(dir, srel, c+".json")) {
+				w, err = &Window{Run: n, Stack: stack, Case: c, RelPath: filepath.Join(srel, c+".json"), Failed: NotMeasured}, nil
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -137,6 +137,10 @@ func rowLine(dir, stack string, run int, opt summary.Options, stdout, stderr io.
 		fmt.Fprintln(stderr, "summarize: "+err.Error())
 		return 2
 	}
+	if !measuredIn(f, stack, run) {
+		fmt.Fprintf(stderr, "summarize: %s: run %d has no window of %s\n", dir, run, stack)
+		return 2
+	}
 	s, err := summary.Compute(f, opt)
 	if err != nil {
 		fmt.Fprintln(stderr, "summarize: "+err.Error())
@@ -149,6 +153,27 @@ func rowLine(dir, stack string, run int, opt summary.Options, stdout, stderr io.
 	}
 	fmt.Fprintln(stdout, line)
 	return 0
+}
+
+// measuredIn: has run n of the folder a window of stack that the bench
+// came to (measured, or failed on its own)?
+func measuredIn(f *results.Folder, stack string, n int) bool {
+	for _, r := range f.Runs {
+		if r.N != n {
+			continue
+		}
+		for _, sr := range r.Stacks {
+			if sr.Stack != stack {
+				continue
+			}
+			for _, w := range sr.Windows {
+				if w.Failed != results.NotMeasured {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // size summarizes a size study's folder (analysis/sizes), with the same
