@@ -104,7 +104,7 @@ session_start() {
 }
 
 stack_session() {
-  local run=$1 row=$2 dir="$RUN_DIR/raw/run-$1/$2" w t0 windows=0 restarts=0
+  local run=$1 row=$2 dir="$RUN_DIR/raw/run-$1/$2" w t0 windows=0 restarts=0 warmups=0
   local mem_idle="$WORK/mem/$2.idle.jsonl" mem_after="$WORK/mem/$2.after.jsonl"
   mkdir -p "$dir" "$WORK/mem"
   rm -f "$mem_idle" "$mem_after"
@@ -136,6 +136,12 @@ stack_session() {
       fi
     fi
     progress "$run" "$row" "$w"
+    # the quick profile warms a container up before its first window only
+    # (a ramp warms up at each of its steps)
+    if ! ((WIN_RAMP[$w])) && ((WARM_EACH || CASES_HERE == 0)); then
+      eta_timed warmup oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
+      warmups=$((warmups + 1))
+    fi
     eta_timed window run_case "$run" "$row" "$w" "$dir"
     windows=$((windows + 1)) CASES_HERE=$((CASES_HERE + 1))
     [[ -s "$dir/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
@@ -147,16 +153,17 @@ stack_session() {
   [[ -s "$mem_idle" && -s "$mem_after" ]] && memory=(--memory-idle-file "$mem_idle" --memory-after-file "$mem_after")
   lab_tool record resources "$dir/resources.json" --boot-ms "$boot" "${memory[@]}"
   eta_timed stop stack_stop_graceful "$CONTAINER"
-  eta_row_done "$windows" "$restarts"
+  eta_row_done "$windows" "$restarts" "$warmups"
 }
 
-# eta_row_done WINDOWS RESTARTS: a row is over; the windows and planned
-# restarts it did not get to will not happen
+# eta_row_done WINDOWS RESTARTS [WARMUPS]: a row is over; the windows,
+# planned restarts and warm-ups it did not get to will not happen
 eta_row_done() {
   local w fresh=0
   for w in "${WINDOWS[@]}"; do ((WIN_FRESH[$w])) && fresh=$((fresh + 1)); done
   (($1 < ${#WINDOWS[@]})) && eta_skip window $((${#WINDOWS[@]} - $1))
   (($2 < fresh)) && eta_skip restart $((fresh - $2))
+  ((${3:-0} < ETA_WARMUPS_PER_ROW)) && eta_skip warmup $((ETA_WARMUPS_PER_ROW - ${3:-0}))
   return 0
 }
 
@@ -192,11 +199,6 @@ fail_cases() {
 run_case() {
   local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
-  # (a paired slice has none: its row was warmed up once for the case; the
-  # quick profile warms a container up before its first window only)
-  if ((!${PAIRED:-0})) && ((WARM_EACH || CASES_HERE == 0)); then
-    oha_window "$WORK/warmup.json" "$WARMUP" "${PLAN:-$WORK/plan}/$w.oha" || true
-  fi
   [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
   canary_read "$dir/$w.canary.jsonl" before
   sampler_start "$dir/$w.cgroup.jsonl"

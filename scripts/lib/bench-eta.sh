@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The bench's time left: every phase a run goes through (the quiet-host
-# wait, the ceiling windows, each row's boot and checks, its windows, the
+# wait, the ceiling windows, each row's boot and checks, its warm-ups and windows, the
 # restarts of fresh_db windows, the sampler check, the stop), each counted
 # from the plan and costed by the mean of the phases of its kind measured
 # so far (a guess from the profile until one was). At the end, analysis/record
@@ -8,8 +8,8 @@
 # Sourced by scripts/bench; plain integer arithmetic, no statistics.
 
 declare -gA ETA_LEFT=() ETA_SUM_MS=() ETA_N=() ETA_GUESS_MS=()
-ETA_KINDS=(quiet ceilings boot window restart sampler stop)
-ETA_T0_MS=0 ETA_FIRST_S="" ETA_NOW_S=0 MEASURED_WINDOWS=0 ETA_MARKS=()
+ETA_KINDS=(quiet ceilings boot warmup window restart sampler stop)
+ETA_T0_MS=0 ETA_WARMUPS_PER_ROW=0 ETA_FIRST_S="" ETA_NOW_S=0 MEASURED_WINDOWS=0 ETA_MARKS=()
 
 eta_now() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
@@ -22,7 +22,15 @@ eta_start() {
     ((WIN_CEILING[$w])) && ceilings=$((ceilings + 1))
     ((WIN_FRESH[$w])) && fresh=$((fresh + 1))
   done
-  ETA_PER_RUN=([quiet]=$QUIET_GATE [ceilings]=$((ceilings > 0 ? 1 : 0)) [boot]=$rows [window]=$((rows * ${#WINDOWS[@]}))
+  # warm-ups: before every window (full), or before a container's first
+  # (quick: the first window and each fresh_db one); a ramp has its own
+  local warmups=0 i=0
+  for w in "${WINDOWS[@]}"; do
+    ((WIN_RAMP[$w])) || { ((WARM_EACH || i == 0 || WIN_FRESH[$w])) && warmups=$((warmups + 1)); }
+    i=$((i + 1))
+  done
+  ETA_WARMUPS_PER_ROW=$warmups
+  ETA_PER_RUN=([quiet]=$QUIET_GATE [ceilings]=$((ceilings > 0 ? 1 : 0)) [boot]=$rows [warmup]=$((rows * warmups)) [window]=$((rows * ${#WINDOWS[@]}))
     [restart]=$((rows * fresh)) [sampler]=$((SAMPLER && ${#SAMPLER_CHECK} > 0 ? 1 : 0)) [stop]=$rows)
   # Until a phase of a kind has been measured: the profile's own lengths,
   # with what a phase took on this project's machines around them (traced
@@ -32,19 +40,16 @@ eta_start() {
   # nine stacks, 0.3 s for go and c, 8 s for java-spring).
   # A capacity window is a ramp: plan's guess of its steps, each a warm-up
   # and a window plus about a second around it.
-  local warm=$((WARMUP * 1000 + 40)) win=$((DURATION * 1000 + 300)) all=0 i=0
+  local warm=$((WARMUP * 1000 + 40)) win=$((DURATION * 1000 + 300)) all=0
   for w in "${WINDOWS[@]}"; do
     if ((WIN_RAMP[$w])); then
       all=$((all + ${WIN_RAMP_STEPS[$w]:-10} * (warm + win + 500)))
     else
-      # the quick profile warms a container up before its first window only
-      ((WARM_EACH || i == 0 || WIN_FRESH[$w])) && all=$((all + warm))
       all=$((all + win))
     fi
-    i=$((i + 1))
   done
   ETA_GUESS_MS=([quiet]=$(eta_quiet_guess_ms) [ceilings]=$((ceilings * (DURATION * 1000 + 100))) [boot]=2600
-    [window]=$((all / ${#WINDOWS[@]})) [restart]=1450 [sampler]=$((warm + win)) [stop]=150)
+    [warmup]=$warm [window]=$((all / ${#WINDOWS[@]})) [restart]=1450 [sampler]=$((warm + win)) [stop]=150)
   eta_add_runs "$RUNS"
   ETA_T0_MS=$(eta_now)
   ETA_FIRST_S=$(eta_left_s)
