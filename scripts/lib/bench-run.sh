@@ -11,6 +11,7 @@ BG_PIDS=()          # samplers, watchers and load generators running now
 FINISHED=0          # set once the manifest is closed normally
 INTERRUPTED=""      # the signal that ended the bench, if any
 FAILED_CASES=0
+LATE_STACKS=()      # quick: stacks whose image is built just before their turn
 
 bench_lock() {
   mkdir -p "$LAB_ROOT/.work"
@@ -109,7 +110,6 @@ bench_prepare() {
   # before its stack's first session (late_image), so a first look at a
   # fresh machine prints its first row after one image build, not nine.
   local now=("${needed[@]}")
-  LATE_STACKS=()
   if [[ "$PROFILE" == quick ]]; then
     now=()
     for s in "${needed[@]}"; do
