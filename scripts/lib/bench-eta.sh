@@ -34,7 +34,7 @@ eta_start() {
     [restart]=$((rows * fresh)) [sampler]=$((SAMPLER && ${#SAMPLER_CHECK} > 0 ? 1 : 0)) [stop]=$rows)
   # Until a phase of a kind has been measured: the profile's own lengths,
   # with what a phase took on this project's machines around them (traced
-  # 2026-12-01: a window 0.3 s more than its warm-up and length, the
+  # 2026-12-01: a window 0.3 s more than its length (warm-up apart), the
   # canary's four readings 0.18 s of it; a warm-up 40 ms more than its
   # length; boot and checks 2.6 s and a restart 1.45 s on average over the
   # nine stacks, 0.3 s for go and c, 8 s for java-spring).
