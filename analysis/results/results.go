@@ -171,14 +171,14 @@ type MemorySplit struct {
 
 // Load reads and checks the results folder dir: manifest, checksums, and
 // every raw file of every kept run. The first fault found is returned.
-func Load(dir string) (*Folder, error) { return load(dir, true) }
+func Load(dir string) (*Folder, error) { return load(dir, false) }
 
 // LoadInProgress reads a folder the bench is still writing, for its
 // progress lines: there are no checksums yet, and the run in progress has
 // only the rows measured so far. Never for a table that is kept.
-func LoadInProgress(dir string) (*Folder, error) { return load(dir, false) }
+func LoadInProgress(dir string) (*Folder, error) { return load(dir, true) }
 
-func load(dir string, checksums bool) (*Folder, error) {
+func load(dir string, inProgress bool) (*Folder, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, &Error{dir, "no such results folder"}
@@ -195,7 +195,7 @@ func load(dir string, checksums bool) (*Folder, error) {
 		}
 		return nil, err
 	}
-	if checksums {
+	if !inProgress {
 		if err := VerifyChecksums(dir); err != nil {
 			return nil, err
 		}
@@ -218,7 +218,7 @@ func load(dir string, checksums bool) (*Folder, error) {
 		byNum[r.Run] = r
 	}
 	for _, n := range nums {
-		run, err := loadRun(dir, m, n, !checksums)
+		run, err := loadRun(dir, m, n, inProgress)
 		if err != nil {
 			return nil, err
 		}

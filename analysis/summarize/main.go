@@ -146,12 +146,7 @@ func rowLine(dir, stack string, run int, opt summary.Options, stdout, stderr io.
 		fmt.Fprintln(stderr, "summarize: "+err.Error())
 		return 2
 	}
-	line := render.RowLine(s, stack, run)
-	if line == "" {
-		fmt.Fprintf(stderr, "summarize: %s: run %d has no window of %s\n", dir, run, stack)
-		return 2
-	}
-	fmt.Fprintln(stdout, line)
+	fmt.Fprintln(stdout, render.RowLine(s, stack, run))
 	return 0
 }
 

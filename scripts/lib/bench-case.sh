@@ -136,9 +136,7 @@ stack_session() {
       fi
     fi
     progress "$run" "$row" "$w"
-    # the quick profile warms a container up before its first window only
-    # (a ramp warms up at each of its steps)
-    if ! ((WIN_RAMP[$w])) && ((WARM_EACH || CASES_HERE == 0)); then
+    if warm_before "$w" $((CASES_HERE == 0)); then
       eta_timed warmup oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
       warmups=$((warmups + 1))
     fi
@@ -155,6 +153,12 @@ stack_session() {
   eta_timed stop stack_stop_graceful "$CONTAINER"
   eta_row_done "$windows" "$restarts" "$warmups"
 }
+
+# warm_before WINDOW FIRST: does WINDOW get a warm-up of its own? Every
+# window does in the full profile; in the quick one only a container's
+# first (FIRST=1); a ramp warms up at each of its steps instead. The bench
+# asks it before each window, the ETA over the plan.
+warm_before() { ! ((WIN_RAMP[$1])) && ((WARM_EACH || $2)); }
 
 # eta_row_done WINDOWS RESTARTS [WARMUPS]: a row is over; the windows,
 # planned restarts and warm-ups it did not get to will not happen

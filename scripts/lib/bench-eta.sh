@@ -22,11 +22,11 @@ eta_start() {
     ((WIN_CEILING[$w])) && ceilings=$((ceilings + 1))
     ((WIN_FRESH[$w])) && fresh=$((fresh + 1))
   done
-  # warm-ups: before every window (full), or before a container's first
-  # (quick: the first window and each fresh_db one); a ramp has its own
+  # warm-ups (warm_before): a container's first window is the row's first
+  # and each fresh_db one
   local warmups=0 i=0
   for w in "${WINDOWS[@]}"; do
-    ((WIN_RAMP[$w])) || { ((WARM_EACH || i == 0 || WIN_FRESH[$w])) && warmups=$((warmups + 1)); }
+    if warm_before "$w" $((i == 0 || WIN_FRESH[$w])); then warmups=$((warmups + 1)); fi
     i=$((i + 1))
   done
   ETA_WARMUPS_PER_ROW=$warmups
