@@ -21,8 +21,9 @@ import (
 //
 //	plan ramp STUDY ID --dir DIR
 //	    the next step of window ID given the steps in DIR: "step N", "rate R"
-//	    and "max_steps M" lines, or "stop REASON" (then "capacity R" or
-//	    "refused WHY")
+//	    and "max_steps M" lines ("why TEXT" when the step re-measures a rate,
+//	    "cooldown yes" when the app must settle first: the last step failed),
+//	    or "stop REASON" (then "capacity R" or "refused WHY")
 //	plan targets STUDY ID --lane NAME --url BASE
 //	    one lane of the window's request mix (study.Lane) as vegeta JSON
 //	    targets, one a line
@@ -73,6 +74,12 @@ func rampNext(path string, args []string, out io.Writer) error {
 	next := ramp.Decide(c, rs)
 	if !next.Stop {
 		fmt.Fprintf(out, "step %d\nrate %s\nmax_steps %d\n", len(rs)+1, strconv.FormatFloat(next.Rate, 'f', -1, 64), c.Ramp.MaxSteps)
+		if next.Why != "" {
+			fmt.Fprintf(out, "why %s\n", next.Why)
+		}
+		if next.Cooldown {
+			fmt.Fprintln(out, "cooldown yes")
+		}
 		return nil
 	}
 	fmt.Fprintf(out, "stop %s\n", next.Reason)

@@ -25,7 +25,19 @@ type Step struct {
 	// (results.Loadgen); Known is false when that was not measured.
 	Saturated, LoadgenKnown bool
 	GeneratorShare          float64
+	// HostStallMs is the longest stall the hiccup meters saw on the app's
+	// or the generator's CPUs during the step (0 when none was measured),
+	// HostStallOn which of them ("app" or "loadgen").
+	HostStallMs float64
+	HostStallOn string
 }
+
+// HostStallMs is the hiccup-meter gap that marks a step as disturbed by the
+// host: a 1 ms sleep that overslept this much was not the app's doing.
+const HostStallMs = 50
+
+// MaxHostRedos bounds how many disturbed steps one ramp measures again.
+const MaxHostRedos = 2
 
 // MinJudged is the fewest requests a lane other than the first (the
 // requests that wait on the upstream) must have in a step for its p99 to
@@ -201,17 +213,25 @@ func (st State) genWords(steps []Step) string {
 }
 
 // Next is the ramp's next move: a rate to measure, or a stop and why.
+// Why says what a step that is not the search's own next rate is for (a
+// redo of a disturbed step, the confirmation of the capacity, a cold first
+// step measured again); Cooldown asks the bench to let the app settle
+// before it (the last step was not a pass).
 type Next struct {
-	Stop   bool
-	Rate   float64
-	Reason string
+	Stop     bool
+	Rate     float64
+	Reason   string
+	Why      string
+	Cooldown bool
 }
 
 // Decide picks the next step from the steps so far: geometric growth from
 // the start until a step fails, then bisection between the highest pass
-// and the lowest fail until they are within the study's resolution. A
-// step the generator could not drive bounds the bisection as a fail does,
-// so the ramp still looks below it for a rate at which the stack fails.
+// and the lowest fail until they are within the study's resolution, then
+// one more step at the highest pass to confirm it. A step the generator
+// could not drive bounds the bisection as a fail does, so the ramp still
+// looks below it for a rate at which the stack fails. A failed step during
+// which the host stalled is measured again (at most MaxHostRedos a ramp).
 func Decide(c *study.Case, steps []Step) Next {
 	r := c.Ramp
 	if len(steps) == 0 {
@@ -219,7 +239,18 @@ func Decide(c *study.Case, steps []Step) Next {
 	}
 	st := Read(c, steps)
 	last := steps[len(steps)-1]
+	n := decide(c, steps, st, last)
+	n.Cooldown = !n.Stop && st.Verdicts[len(steps)-1].Kind != Pass
+	return n
+}
+
+func decide(c *study.Case, steps []Step, st State, last Step) Next {
+	r := c.Ramp
 	up := st.upper()
+	if len(steps) < r.MaxSteps && st.Verdicts[len(steps)-1].Kind != Pass && last.HostStallMs >= HostStallMs &&
+		remeasured(steps, last.Rate) == 1 && hostRedos(steps) < MaxHostRedos {
+		return Next{Rate: last.Rate, Why: fmt.Sprintf("step %d again: the host stalled %.0f ms on the %s CPUs during it", last.N, last.HostStallMs, last.HostStallOn)}
+	}
 	switch {
 	case len(steps) >= r.MaxSteps:
 		return Next{Stop: true, Reason: fmt.Sprintf("%d steps, the study's max_steps", len(steps))}
@@ -241,7 +272,13 @@ func Decide(c *study.Case, steps []Step) Next {
 		// each worker's first requests): a fail there, with passes below
 		// it since, is measured once more before it bounds the capacity.
 		if !st.capped() && st.FailStep == 0 && remeasured(steps, st.Fail) == 1 {
-			return Next{Rate: st.Fail}
+			return Next{Rate: st.Fail, Why: "the first step again: it ran on an app just booted"}
+		}
+		// A capacity is confirmed by one more step at its rate (after the
+		// failing steps above it, so on an app that has been overloaded):
+		// if that fails, the search goes on below it.
+		if !st.capped() && remeasured(steps, st.Pass) == 1 {
+			return Next{Rate: st.Pass, Why: fmt.Sprintf("confirming %s req/s, the highest rate that passed", fmtRate(st.Pass))}
 		}
 		if st.capped() {
 			return Next{Stop: true, Reason: fmt.Sprintf("the generator's limit: %s req/s passed, and it could not drive %s (%s)", fmtRate(st.Pass), fmtRate(st.GenCap), st.genWords(steps))}
@@ -249,6 +286,18 @@ func Decide(c *study.Case, steps []Step) Next {
 		return Next{Stop: true, Reason: fmt.Sprintf("converged: %s req/s passed, %s failed", fmtRate(st.Pass), fmtRate(st.Fail))}
 	}
 	return Next{Rate: math.Round((st.Pass + up) / 2)}
+}
+
+// hostRedos counts the steps measured again because the host stalled in
+// the one before at the same rate.
+func hostRedos(steps []Step) int {
+	n := 0
+	for i := 1; i < len(steps); i++ {
+		if steps[i].Rate == steps[i-1].Rate && steps[i-1].HostStallMs >= HostStallMs {
+			n++
+		}
+	}
+	return n
 }
 
 // remeasured counts the steps measured at rate.
@@ -308,7 +357,7 @@ func Expected(r *study.Ramp) int {
 	mid := math.Sqrt(r.Start * r.MaxRate)
 	grow := int(math.Ceil(math.Log(mid/r.Start)/math.Log(r.Growth))) + 1
 	bisect := int(math.Ceil(math.Log2(1 / r.Resolution)))
-	return min(grow+1+bisect, r.MaxSteps)
+	return min(grow+1+bisect+1, r.MaxSteps) // +1: the confirmation
 }
 
 func fmtRate(r float64) string { return fmt.Sprintf("%.0f", r) }

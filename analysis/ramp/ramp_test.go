@@ -91,14 +91,14 @@ func rates(steps []Step) string {
 func TestRampFindsCapacity(t *testing.T) {
 	c := capacityCase(t)
 	steps, stop := sim{capacity: 700, genMax: 1e6}.run(t, c)
-	if got, want := rates(steps), "50 100 200 400 800 600 700 750"; got != want {
-		t.Errorf("rates %s, want %s (doubling, then bisection)", got, want)
+	if got, want := rates(steps), "50 100 200 400 800 600 700 750 700"; got != want {
+		t.Errorf("rates %s, want %s (doubling, then bisection, then 700 confirmed)", got, want)
 	}
 	if !strings.HasPrefix(stop.Reason, "converged: 700 req/s passed, 750 failed") {
 		t.Errorf("stop %q", stop.Reason)
 	}
 	cp := Of(c, steps)
-	if cp.Refused != "" || cp.Rate != 700 || steps[cp.Step].Rate != 700 {
+	if cp.Refused != "" || cp.Rate != 700 || steps[cp.Step].Rate != 700 || cp.Step != len(steps)-1 {
 		t.Errorf("capacity %+v, want 700 req/s", cp)
 	}
 	// The upstream lane waits 100 ms by construction and is held to 200 ms:
@@ -137,7 +137,7 @@ func TestGeneratorCappedIsRefused(t *testing.T) {
 	// could not hold, has a capacity: the generator's step bounded the
 	// search, the stack's fail ended it.
 	steps, stop = sim{capacity: 5000, genMax: 6000}.run(t, c)
-	if got := rates(steps); got != "50 100 200 400 800 1600 3200 6400 4800 5600 5200" {
+	if got := rates(steps); got != "50 100 200 400 800 1600 3200 6400 4800 5600 5200 4800" {
 		t.Errorf("rates %s", got)
 	}
 	if cp := Of(c, steps); cp.Rate != 4800 || cp.Refused != "" {
@@ -212,5 +212,75 @@ func TestSmallLaneNotJudgedOnP99(t *testing.T) {
 	s.Reports["wait100"].Latencies.P99, s.Reports["wait100"].Latencies.Max = 900e6, 900e6
 	if v := Judge(c, s); v.Kind != Latency || !strings.Contains(v.Reason, "wait 100 ms on the upstream") {
 		t.Errorf("250 requests at p99 900 ms passed: %+v", v)
+	}
+}
+
+// A capacity is confirmed by one more step at its rate; when the
+// confirmation fails (the app was still slowed by the overload above it),
+// the search goes on below, and the capacity is a rate that passed twice
+// or passed its own confirmation.
+func TestCapacityIsConfirmed(t *testing.T) {
+	c := capacityCase(t)
+	var steps []Step
+	sm := sim{capacity: 700, genMax: 1e6}
+	for range 30 {
+		next := Decide(c, steps)
+		if next.Stop {
+			break
+		}
+		if len(steps) == 8 && (next.Rate != 700 || !strings.HasPrefix(next.Why, "confirming 700 req/s")) {
+			t.Fatalf("step 9 %+v, want the confirmation of 700", next)
+		}
+		// The first confirmation fails: the stack is slower after 750.
+		s := sm.step(c, len(steps)+1, next.Rate)
+		if len(steps) == 8 {
+			s = sim{capacity: 650, genMax: 1e6}.step(c, len(steps)+1, next.Rate)
+		}
+		steps = append(steps, s)
+	}
+	if got := rates(steps); got != "50 100 200 400 800 600 700 750 700 650 650" {
+		t.Errorf("rates %s, want the search to go on below a failed confirmation", got)
+	}
+	if cp := Of(c, steps); cp.Rate != 650 {
+		t.Errorf("capacity %+v, want 650 (700 failed its confirmation)", cp)
+	}
+}
+
+// A failed step during which the host stalled is measured again (bounded),
+// and every step after a fail asks for a cooldown first.
+func TestHostStalledStepIsRedone(t *testing.T) {
+	c := capacityCase(t)
+	sm := sim{capacity: 700, genMax: 1e6}
+	var steps []Step
+	redos := 0
+	for range 40 {
+		next := Decide(c, steps)
+		if next.Stop {
+			break
+		}
+		if len(steps) > 0 {
+			prevPass := Judge(c, steps[len(steps)-1]).Kind == Pass
+			if next.Cooldown == prevPass {
+				t.Errorf("step %d: cooldown %v after a step that passed=%v", len(steps)+1, next.Cooldown, prevPass)
+			}
+		}
+		if strings.Contains(next.Why, "host stalled") {
+			redos++
+		}
+		s := sm.step(c, len(steps)+1, next.Rate)
+		// The host stalls in every step at 400 req/s and above: each
+		// looks failed the first time.
+		if next.Rate >= 400 && !strings.Contains(next.Why, "host stalled") {
+			s.HostStallMs, s.HostStallOn = 180, "app"
+			s = sim{capacity: 100, genMax: 1e6}.step(c, len(steps)+1, next.Rate)
+			s.HostStallMs, s.HostStallOn = 180, "app"
+		}
+		steps = append(steps, s)
+	}
+	if redos != MaxHostRedos {
+		t.Errorf("%d redos (rates %s), want at most and here exactly %d", redos, rates(steps), MaxHostRedos)
+	}
+	if !strings.HasPrefix(rates(steps), "50 100 200 400 400 800 800") {
+		t.Errorf("rates %s: want 400 and 800 measured again after their host stalls", rates(steps))
 	}
 }
