@@ -52,6 +52,19 @@ type Manifest struct {
 	// Timing is how long the bench took against what it measured and what
 	// its first ETA said (since 2026-12-01; absent in older manifests).
 	Timing *Timing `json:"timing,omitempty"`
+	// Warmups is, per window, how long its warm-up took to get the app
+	// steady (package steady), gathered from the raw warmup.json files when
+	// the run closed; absent in manifests from before steady warm-ups.
+	Warmups []Warmup `json:"warmups,omitempty"`
+}
+
+// Warmup is one window's time to steady state.
+type Warmup struct {
+	Run     int     `json:"run"`
+	Row     string  `json:"row"`
+	Case    string  `json:"case"`
+	Seconds float64 `json:"seconds"`
+	Steady  bool    `json:"steady"`
 }
 
 // Timing: the bench's wall time (from its first ETA to the end of the

@@ -21,6 +21,9 @@
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
+//	record warmup OUT --slice-s S --min N --max N SLICE.json...   a window's
+//	               warmup.json from its warm-up slices so far; prints again,
+//	               steady or unsteady
 //	record timing DIR --wall-ms N --eta-first-s N --windows N --window-s S
 //	               [--phase KIND=COUNT:MS]...   the bench's time against its
 //	               windows and its first ETA, into the manifest, and one line
@@ -40,6 +43,7 @@ import (
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
+	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
 )
 
@@ -71,6 +75,8 @@ func main() {
 		err = resources(dir, args)
 	case "rows":
 		err = rows(dir, args)
+	case "warmup":
+		err = warmup(dir, args)
 	case "timing":
 		err = update(dir, args, timing)
 	case "adopt-study":
@@ -78,6 +84,7 @@ func main() {
 	case "study-files":
 		err = studyFilesOut(dir, args)
 	case "finish":
+		finishDir = dir
 		if err = update(dir, args, finish); err == nil {
 			err = results.WriteChecksums(dir)
 		}
@@ -439,6 +446,10 @@ func describe(dir string) error {
 	return nil
 }
 
+// finishDir is the results folder `record finish` closes (finish reads its
+// raw files for the warm-ups).
+var finishDir string
+
 func finish(m *manifest.Manifest, args []string) error {
 	fl := flag.NewFlagSet("record finish", flag.ContinueOnError)
 	incomplete := fl.String("incomplete", "", "why the run did not complete")
@@ -448,7 +459,28 @@ func finish(m *manifest.Manifest, args []string) error {
 	m.EndedAt = time.Now().UTC().Format(time.RFC3339)
 	m.Complete = *incomplete == ""
 	m.IncompleteReason = *incomplete
-	return nil
+	w, err := warmups(finishDir)
+	m.Warmups = w
+	return err
+}
+
+// warmups gathers every window's warm-up verdict under dir/raw, in path
+// order (raw/run-N/ROW/CASE.warmup.json).
+func warmups(dir string) ([]manifest.Warmup, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "raw", "run-*", "*", "*.warmup.json"))
+	sort.Strings(files)
+	var out []manifest.Warmup
+	for _, f := range files {
+		w, err := steady.Read(f)
+		if err != nil {
+			return nil, err
+		}
+		row := filepath.Base(filepath.Dir(f))
+		run, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(filepath.Dir(filepath.Dir(f))), "run-"))
+		out = append(out, manifest.Warmup{Run: run, Row: row, Case: strings.TrimSuffix(filepath.Base(f), ".warmup.json"),
+			Seconds: w.Seconds, Steady: w.Steady})
+	}
+	return out, nil
 }
 
 // hostLine names a host by what SameFingerprint compares.

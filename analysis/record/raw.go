@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"math"
 	"stacklab/analysis/manifest"
+	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
+	"stacklab/analysis/steady"
 	"stacklab/probes/cgroupstat"
 )
 
@@ -122,5 +125,38 @@ func studyFilesOut(dir string, args []string) error {
 		}
 	}
 	fmt.Println(filepath.Join(args[0], m.StudyFiles[0].Name+".toml"))
+	return nil
+}
+
+// warmup judges a warm-up so far: the oha reports of its slices, in order,
+// give each slice's good answers per second; OUT (the window's
+// warmup.json) is rewritten with the verdict, and one word goes to stdout
+// for the bench: "again", "steady" or "unsteady" (out of slices).
+//
+//	record warmup OUT --slice-s S --min N --max N SLICE.json...
+func warmup(out string, args []string) error {
+	fl := flag.NewFlagSet("record warmup", flag.ContinueOnError)
+	sliceS := fl.Float64("slice-s", 0, "each slice's length in seconds")
+	minN := fl.Int("min", 2, "fewest slices")
+	maxN := fl.Int("max", 15, "most slices")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *sliceS <= 0 || *minN < 1 || *maxN < *minN || fl.NArg() == 0 {
+		return fmt.Errorf("want --slice-s above 0, 1 ≤ --min ≤ --max, and the slices' oha reports")
+	}
+	var rps []float64
+	for _, f := range fl.Args() {
+		r, err := oha.Read(f)
+		if err != nil {
+			return err
+		}
+		rps = append(rps, math.Round(r.GoodPerSec()*10)/10)
+	}
+	w := steady.Decide(*sliceS, rps, *minN, *maxN)
+	if err := steady.Write(out, w); err != nil {
+		return err
+	}
+	fmt.Println(w.Word())
 	return nil
 }

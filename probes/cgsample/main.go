@@ -131,6 +131,7 @@ func run(ctx context.Context, s *cgroupstat.Sampler, every time.Duration, w *tim
 			return all, fmt.Sprintf(" (stopped early: %v)", err), nil
 		}
 		x.TMs = time.Since(start).Milliseconds()
+		x.UnixMs = time.Now().UnixMilli()
 		if err := w.Write(x); err != nil {
 			return all, "", err
 		}

@@ -30,6 +30,10 @@ const (
 type Sample struct {
 	// TMs counts milliseconds from the sampler's start.
 	TMs int64 `json:"t_ms"`
+	// UnixMs is the wall clock of the sample, the clock the latency
+	// timeline and the hiccup meter keep, so analysis can line them up
+	// (absent in timelines written before it was recorded).
+	UnixMs int64 `json:"unix_ms,omitempty"`
 
 	CPUUsageNs          *uint64 `json:"cpu_usage_ns"`
 	CPUPeriods          *uint64 `json:"cpu_periods"`
