@@ -36,8 +36,9 @@ lane_file() {
 # vegeta_lane OUT WINDOW LANE RATE SECONDS: vegeta attack on LANE's share
 # of RATE for SECONDS, pinned to the load generator's CPUs, the CPU time of
 # the attack to OUT.time, then its report (JSON, as vegeta writes it) to
-# OUT. The attack writes its results to a file in the work folder and the
-# report reads them after the step: piping them to a concurrent report
+# OUT, and every result as CSV to OUT.csv (for the step's latency
+# timeline). The attack writes its results to a file in the work folder and
+# the report reads them after the step: piping them to a concurrent report
 # cost the generator's CPU 60 µs per request against 43 (measured against
 # one Go server on this host's loopback), which capped the rate one CPU
 # could hold near 10,000 req/s.
@@ -51,6 +52,9 @@ vegeta_lane() {
   ) 2>"$out.time" || rc=$?
   if [[ -s "$bin" ]]; then
     taskset -c "$LOADGEN_CPUS" vegeta report -type=json "$bin" >"$out" 2>>"$out.stderr" || rc=1
+    # every result, for the step's latency timeline (vegeta_step compacts
+    # the lanes into one); a warm-up keeps none
+    [[ "$(basename "$out")" == warmup* ]] || taskset -c "$LOADGEN_CPUS" vegeta encode -to csv "$bin" >"$out.csv" 2>>"$out.stderr" || rc=1
   fi
   rm -f "$bin"
   return "$rc"
@@ -65,23 +69,37 @@ vegeta_step() {
     pids+=("$BG_PID") outs+=("$(lane_file "$base" "$lane")")
   done
   for i in "${!pids[@]}"; do
-    window_finish "${pids[i]}" "${outs[i]}" || rc=1
-    [[ -s "${outs[i]}" ]] || rc=1
+    finish_background "${pids[i]}" || rc=1
   done
+  # the instruments stop with the load (ramp_step), before the compaction
+  [[ "$(basename "$base")" == warmup* ]] || { hiccup_stop; sampler_stop; }
+  local csvs=()
+  for i in "${!outs[@]}"; do
+    window_record "${outs[i]}" || rc=1
+    [[ -s "${outs[i]}" ]] || rc=1
+    [[ -s "${outs[i]}.csv" ]] && csvs+=(--vegeta-csv "${outs[i]}.csv")
+  done
+  if ((${#csvs[@]})); then
+    lab_tool record timeline "$base.latency.jsonl" "${csvs[@]}" ||
+      note "bench: ${base#"$RUN_DIR"/}: its latency timeline could not be written (see the line above)"
+  fi
+  for i in "${!outs[@]}"; do rm -f "${outs[i]}.csv"; done
   return "$rc"
 }
 
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
-  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict=""
+  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool
   mkdir -p "$sdir"
   while true; do
-    step="" rate=""
+    step="" rate="" why="" cool=""
     while read -r key value; do
       case "$key" in
         step) step=$value ;;
         rate) rate=$value ;;
         max_steps) most=$value ;;
+        why) why=$value ;;
+        cooldown) cool=$value ;;
         stop) stop=$value ;;
         capacity) verdict="capacity $value req/s" ;;
         refused) verdict="no capacity: $value" ;;
@@ -89,7 +107,10 @@ run_ramp() {
     done < <(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")
     [[ -z "$stop" ]] || break
     [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
-    note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + DURATION)) s each): $rate req/s"
+    note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + DURATION)) s each): $rate req/s${why:+ ($why)}"
+    if [[ "$cool" == yes ]]; then
+      ramp_cooldown "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" || return 0
+    fi
     ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" || return 0
   done
   note "bench: run $run · $row $w: stopped ($stop); $verdict"
@@ -112,6 +133,27 @@ ports_settle() {
   done
 }
 
+# ramp_cooldown RUN ROW BASE: after a failed step, let the app settle
+# (probes/settle: its cgroup nearly idle and its ready path answering
+# fast, at most SETTLE_MAX_S) before the next step, into BASE.settle.json;
+# an app that does not settle is restarted, and BASE.restart says so.
+SETTLE_MAX_S=30
+ramp_cooldown() {
+  local base=$3
+  ports_settle
+  if taskset -c "$LOADGEN_CPUS" "$(lab_tool_path settle)" --pid "$APP_PID" --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" \
+    --max "${SETTLE_MAX_S}s" --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
+    return 0
+  fi
+  note "bench: run $1 · $2 did not settle within ${SETTLE_MAX_S} s after a failed step: restarting it"
+  echo "restarted: the app did not settle within ${SETTLE_MAX_S} s of the step before" >"$base.restart"
+  stack_stop "$CONTAINER" >/dev/null 2>&1 || true
+  if ! session_start "$1" "$2"; then
+    fail_cases "$1" "$2" "did not come back after a restart for a cooldown" "${WINDOWS[@]}"
+    return 1
+  fi
+}
+
 # ramp_step RUN ROW WINDOW SDIR N RATE: warm up at RATE, then measure the
 # step while cgsample watches the cgroup; false when the ramp cannot go on
 ramp_step() {
@@ -121,8 +163,8 @@ ramp_step() {
   lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION"
   vegeta_step "$WORK/warmup" "$w" "$rate" "$WARMUP" || true
   sampler_start "$base.cgroup.jsonl"
+  hiccup_start "$base"
   vegeta_step "$base" "$w" "$rate" "$DURATION" || rc=$?
-  sampler_stop
   if ! container_running "$CONTAINER"; then
     echo "the container exited during the step" >"$base.error"
     fail_cases "$run" "$row" "the container exited during step $n ($rate req/s)" "$w"

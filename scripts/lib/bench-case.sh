@@ -53,12 +53,19 @@ plan_app_load() {
 REQUEST_TIMEOUT_S=${LAB_REQUEST_TIMEOUT_S:-30}
 WINDOW_GRACE_S=${LAB_WINDOW_GRACE_S:-$((REQUEST_TIMEOUT_S + 30))}
 oha_window() {
-  local out=$1 secs=$2 args=()
+  local out=$1 secs=$2 args=() db=()
   mapfile -d '' -t args <"$3"
+  # A measured window keeps every answer's send and end time (oha's
+  # SQLite file), compacted after the window into OUT's .latency.jsonl.
+  if [[ "${4:-}" == timeline ]] && ((TIMELINE)); then
+    db=(--db-url "$out.db")
+    rm -f "$out.db"
+    date +%s%N >"$out.start"
+  fi
   (
     TIMEFORMAT='%3U %3S %3R'
     time timeout -k 5 "$((secs + WINDOW_GRACE_S))" taskset -c "$LOADGEN_CPUS" oha --no-tui --output-format json \
-      --disable-compression -w -z "${secs}s" -t "${REQUEST_TIMEOUT_S}s" "${args[@]}" >"$out" 2>"$out.stderr"
+      --disable-compression -w -z "${secs}s" -t "${REQUEST_TIMEOUT_S}s" "${db[@]}" "${args[@]}" >"$out" 2>"$out.stderr"
   ) 2>"$out.time"
 }
 
@@ -69,10 +76,28 @@ window_start() { in_background oha_window "$@"; }
 # window_finish PID OUT: wait for the window, write OUT's .loadgen.json beside
 # it, drop the scratch files; returns oha's status.
 window_finish() {
-  local rc=0 out=$2
+  local rc=0
   finish_background "$1" || rc=$?
+  window_record "$2" || ((rc)) || rc=1
+  return "$rc"
+}
+
+# window_record OUT: OUT's .loadgen.json, and its .latency.jsonl from the
+# answers oha stored (the stored file then goes); false when the generator's
+# CPU time could not be recorded
+window_record() {
+  local rc=0 out=$1
   lab_tool record loadgen "${out%.json}.loadgen.json" --time "$out.time" --cpus "$LOADGEN_CPUS" || ((rc)) || rc=1
   rm -f "$out.time"
+  if [[ -f "$out.start" ]]; then
+    if [[ -s "$out.db" ]]; then
+      lab_tool record timeline "${out%.json}.latency.jsonl" --oha-db "$out.db" --start-unix-ns "$(cat "$out.start")" ||
+        note "bench: ${out#"$RUN_DIR"/}: its latency timeline could not be written (see the line above)"
+    fi
+    rm -f "$out.db" "$out.start"
+  fi
+  # oha says where it stored the answers; nothing else on stderr means no error
+  sed -i '/^Storing results to /d' "$out.stderr" 2>/dev/null || true
   [[ -s "$out.stderr" ]] || rm -f "$out.stderr"
   return "$rc"
 }
@@ -137,7 +162,7 @@ stack_session() {
     fi
     progress "$run" "$row" "$w"
     if warm_before "$w" $((CASES_HERE == 0)); then
-      eta_timed warmup oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
+      eta_timed warmup warm_up "$dir/$w.warmup.json" "$WORK/plan/$w.oha" || true
       warmups=$((warmups + 1))
     fi
     eta_timed window run_case "$run" "$row" "$w" "$dir"
@@ -152,6 +177,27 @@ stack_session() {
   lab_tool record resources "$dir/resources.json" --boot-ms "$boot" "${memory[@]}"
   eta_timed stop stack_stop_graceful "$CONTAINER"
   eta_row_done "$windows" "$restarts" "$warmups"
+}
+
+# warm_up OUT ARGS_FILE: warm the app up in slices of WARMUP_SLICE_S until
+# record warmup says it is steady (the last two slices' throughput within
+# 5%) or the profile's most slices ran; its verdict into OUT (the window's
+# warmup.json). At least WARMUP seconds, as the profile says.
+WARMUP_SLICE_S=1
+warm_up() {
+  local out=$1 slices=() n=0 word most
+  most=$((WARMUP_MAX_S / WARMUP_SLICE_S))
+  while :; do
+    n=$((n + 1))
+    oha_window "$WORK/warmup-$n.json" "$WARMUP_SLICE_S" "$2" || true
+    [[ -s "$WORK/warmup-$n.json" ]] || break
+    slices+=("$WORK/warmup-$n.json")
+    word=$(lab_tool record warmup "$out" --slice-s "$WARMUP_SLICE_S" --min "$((WARMUP > 2 ? WARMUP : 2))" --max "$most" "${slices[@]}") || break
+    [[ "$word" == again ]] || break
+  done
+  [[ "${word:-}" == unsteady ]] && note "bench: not steady after ${WARMUP_MAX_S} s of warm-up (its table cell is flagged)"
+  rm -f "$WORK"/warmup-*.json "$WORK"/warmup-*.json.*
+  return 0
 }
 
 # warm_before WINDOW FIRST: does WINDOW get a warm-up of its own? Every
@@ -206,16 +252,21 @@ run_case() {
   [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
   canary_read "$dir/$w.canary.jsonl" before
   sampler_start "$dir/$w.cgroup.jsonl"
+  hiccup_start "$dir/$w"
   local companion=""
   if ((WIN_COMPANION[$w])); then
-    window_start "$dir/$w.writers.json" "$DURATION" "${PLAN:-$WORK/plan}/$w.companion"
+    window_start "$dir/$w.writers.json" "$DURATION" "${PLAN:-$WORK/plan}/$w.companion" timeline
     companion=$BG_PID
   fi
-  window_start "$dir/$w.json" "$DURATION" "${PLAN:-$WORK/plan}/$w.oha"
+  window_start "$dir/$w.json" "$DURATION" "${PLAN:-$WORK/plan}/$w.oha" timeline
   local oha_rc=0
-  window_finish "$BG_PID" "$dir/$w.json" || oha_rc=$?
-  [[ -n "$companion" ]] && { window_finish "$companion" "$dir/$w.writers.json" || oha_rc=$?; }
+  # The instruments stop with the load; compacting the answers comes after.
+  finish_background "$BG_PID" || oha_rc=$?
+  [[ -n "$companion" ]] && { finish_background "$companion" || oha_rc=$?; }
+  hiccup_stop
   sampler_stop
+  window_record "$dir/$w.json" || ((oha_rc)) || oha_rc=1
+  [[ -n "$companion" ]] && { window_record "$dir/$w.writers.json" || ((oha_rc)) || oha_rc=1; }
   canary_read "$dir/$w.canary.jsonl" after
   if [[ -n "$table" ]]; then
     lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$DB_DIR/app.db" "$table")" ||
@@ -247,20 +298,28 @@ canary_read() {
 
 # sampler_check RUN ROW WINDOW DIR: once per run, on the run's first row,
 # measure the study's sampler_check window again with no sampler
-# (<window>.nosampler.json), so the summary can show what watching the
-# cgroup costs in req/s, within the same run.
+# (<window>.nosampler.json: the timeline and hiccup meters on), then with
+# the sampler but no latency timeline and no hiccup meters
+# (<window>.notimeline.json), so the summary can show what each kind of
+# watching costs in req/s, within the same run.
 sampler_check() {
   local run=$1 row=$2 w=$3 dir=$4
   ((SAMPLER)) && [[ "$w" == "$SAMPLER_CHECK" && "$row" == "$(run_order "$run" | head -n1)" ]] || return 0
   container_running "$CONTAINER" || return 0
-  local saved=$SAMPLER t0
+  local t0
   t0=$(eta_now)
-  SAMPLER=0
-  note "bench: run $run · $row $w again without the cgroup sampler (its cost)"
+  note "bench: run $run · $row $w again without the cgroup sampler, then without the latency timeline and hiccup meters (their cost)"
   oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
-  window_start "$dir/$w.nosampler.json" "$DURATION" "$WORK/plan/$w.oha"
+  hiccup_start "$WORK/check"
+  window_start "$dir/$w.nosampler.json" "$DURATION" "$WORK/plan/$w.oha" timeline
   window_finish "$BG_PID" "$dir/$w.nosampler.json" || true
-  SAMPLER=$saved
+  hiccup_stop
+  rm -f "$dir/$w.nosampler.latency.jsonl"
+  sampler_start "$WORK/check.cgroup.jsonl"
+  window_start "$dir/$w.notimeline.json" "$DURATION" "$WORK/plan/$w.oha"
+  window_finish "$BG_PID" "$dir/$w.notimeline.json" || true
+  sampler_stop
+  rm -f "$WORK"/check.*
   eta_done sampler "$t0"
 }
 
@@ -305,6 +364,30 @@ sampler_stop() {
   lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "$LOADGEN_CPUS" 2>/dev/null || true
   rm -f "$SAMPLER_OUT.time"
   SAMPLER_PID="" SAMPLER_OUT=""
+}
+
+# hiccup_start BASE: the hiccup meter (probes/hiccup: a 1 ms sleep loop
+# that records every oversleep) pinned to the app's CPUs and one pinned to
+# the generator's, into BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl:
+# the host's own stalls, on the clock of the latency timeline
+HICCUP_PIDS=()
+hiccup_start() {
+  ((HICCUP)) || return 0
+  local role cpus
+  for role in app loadgen; do
+    cpus=$APP_CPUS
+    [[ "$role" == loadgen ]] && cpus=$LOADGEN_CPUS
+    in_background taskset -c "$cpus" "$(lab_tool_path hiccup)" --out "$1.hiccup-$role.jsonl" --label "$role" --cpus "$cpus" >/dev/null 2>>"$WORK/hiccup.log"
+    HICCUP_PIDS+=("$BG_PID")
+  done
+}
+
+# hiccup_stop: TERM the meters; each writes its last line as it exits
+hiccup_stop() {
+  local pid
+  for pid in "${HICCUP_PIDS[@]}"; do kill_leaves "$pid"; done
+  for pid in "${HICCUP_PIDS[@]}"; do finish_background "$pid" 2>/dev/null || true; done
+  HICCUP_PIDS=()
 }
 
 # The mock upstream runs for the whole bench on its own CPUs.
