@@ -95,7 +95,7 @@ func equal(a, b []int64) bool {
 // it was cut, and is told apart from a corrupt one by errors.Is.
 func TestTruncatedLogsKeepTheirGaps(t *testing.T) {
 	cases := []struct {
-		file, how string
+		file, how  string
 		line, gaps int
 	}{
 		{"truncated.hiccup.jsonl", CutOff, 3, 1},
