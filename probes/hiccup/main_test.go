@@ -144,3 +144,20 @@ func TestMeterWritesALogThatReadsBack(t *testing.T) {
 		t.Errorf("log spans %d ns, want about 300 ms", d)
 	}
 }
+
+// The README's real output is what Report prints for the logs it came from.
+func TestREADMEShowsTheRecordedLogs(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"host-app", "host-loadgen", "host-term"} {
+		l, err := hiccuplog.Read(filepath.Join("testdata", name+".hiccup.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := strings.Join(Report(l), "\n"); !strings.Contains(string(readme), out) {
+			t.Errorf("README.md lacks the report of %s:\n%s", name, out)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func Report(l hiccuplog.Log) []string {
 		}
 		line := fmt.Sprintf("  gaps over %s: %s%s; %s stalled in all", thr, strings.Join(s, ", "), more, dur(stalled))
 		if l.End != nil {
-			line += fmt.Sprintf(" (%.1f%% of %.1f s)", 100*stalled.Seconds()/seconds(h, l.End.EndUnixNs), seconds(h, l.End.EndUnixNs))
+			line += fmt.Sprintf(" (%s of %.1f s)", pct(stalled.Seconds()/seconds(h, l.End.EndUnixNs)), seconds(h, l.End.EndUnixNs))
 		}
 		out = append(out, line)
 	}
@@ -84,6 +84,14 @@ func hist(h hiccuplog.Histogram) string {
 		s = append(s, name+" "+commas(c))
 	}
 	return strings.Join(s, ", ")
+}
+
+// pct prints a share as a percentage, never a small one as 0.0%.
+func pct(x float64) string {
+	if x > 0 && x < 0.001 {
+		return "<0.1%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
 }
 
 // at is a time as seconds from the meter's start: "+4.31 s".

@@ -6,7 +6,9 @@
 // (http://127.0.0.1:9090), LAB_CPUS (CPUs given; sets GOMAXPROCS),
 // DB_POOL_SIZE (default max(4, 2 × GOMAXPROCS)), DB_ACQUIRE_TIMEOUT_MS
 // (default none: a write waits for a pooled connection as long as it takes),
-// SELFTEST_BURN_US (default 0: the lab's planted slowdown, burn.go).
+// SELFTEST_BURN_US (default 0: the lab's planted slowdown, burn.go),
+// SELFTEST_PAUSE_MS and SELFTEST_PAUSE_EVERY_MS (default 0: the lab's
+// planted stop-the-world pause, pause.go).
 package main
 
 import (
@@ -25,6 +27,10 @@ import (
 	"time"
 )
 
+// processStart is when the process started: the planted pauses count
+// their periods from it.
+var processStart = time.Now()
+
 type config struct {
 	port        string
 	dbPath      string
@@ -33,6 +39,8 @@ type config struct {
 	pool        int
 	acquire     time.Duration
 	burnUS      int
+	pause       time.Duration // SELFTEST_PAUSE_MS
+	pauseEvery  time.Duration // SELFTEST_PAUSE_EVERY_MS
 }
 
 func env(name, def string) string {
@@ -93,7 +101,33 @@ func loadConfig() (config, error) {
 			return c, err
 		}
 	}
+	if c.pause, c.pauseEvery, err = pauseConfig(); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// pauseConfig reads the planted pause: both variables or neither (unset
+// or 0), and the pause shorter than its period.
+func pauseConfig() (length, every time.Duration, err error) {
+	var ms [2]int
+	names := [2]string{"SELFTEST_PAUSE_MS", "SELFTEST_PAUSE_EVERY_MS"}
+	for i, name := range names {
+		if v := os.Getenv(name); v != "" && v != "0" {
+			if ms[i], err = positive(name); err != nil {
+				return 0, 0, err
+			}
+		}
+	}
+	switch {
+	case ms[0] == 0 && ms[1] == 0:
+		return 0, 0, nil
+	case ms[0] == 0 || ms[1] == 0:
+		return 0, 0, fmt.Errorf("SELFTEST_PAUSE_MS and SELFTEST_PAUSE_EVERY_MS go together, got %q and %q", os.Getenv(names[0]), os.Getenv(names[1]))
+	case ms[0] >= ms[1]:
+		return 0, 0, fmt.Errorf("SELFTEST_PAUSE_MS (%d) must be shorter than SELFTEST_PAUSE_EVERY_MS (%d)", ms[0], ms[1])
+	}
+	return time.Duration(ms[0]) * time.Millisecond, time.Duration(ms[1]) * time.Millisecond, nil
 }
 
 // newUpstreamClient is the one shared keep-alive client of /bench/upstream.
@@ -139,6 +173,11 @@ func run() error {
 	handler, rounds := burning(a.routes(), cfg.burnUS)
 	if rounds > 0 {
 		log.Printf("go-nethttp: SELFTEST_BURN_US=%d: %d rounds of busy work before every request", cfg.burnUS, rounds)
+	}
+	handler = pausing(handler, cfg.pause, cfg.pauseEvery, processStart)
+	if cfg.pause > 0 {
+		log.Printf("go-nethttp: SELFTEST_PAUSE_MS=%d SELFTEST_PAUSE_EVERY_MS=%d: every request arriving in the first %v of each %v (from start) waits for its end",
+			cfg.pause.Milliseconds(), cfg.pauseEvery.Milliseconds(), cfg.pause, cfg.pauseEvery)
 	}
 	srv := &http.Server{
 		Handler:           handler,
