@@ -74,6 +74,11 @@ type Study struct {
 type SelfTest struct {
 	A, Twin string
 	Planted []string
+	// Pause is the row that stops answering for a fixed time at a fixed
+	// period (SELFTEST_PAUSE_MS, SELFTEST_PAUSE_EVERY_MS): the summary
+	// must find that pause in its latency timelines; "" when the study
+	// plants none.
+	Pause string
 }
 
 // Section is one study's cases: the including study's own, or an included one.
@@ -330,6 +335,7 @@ type selftestShape struct {
 	A       string   `toml:"a"`
 	Twin    string   `toml:"twin"`
 	Planted []string `toml:"planted"`
+	Pause   string   `toml:"pause"`
 }
 
 type caseShape struct {
@@ -802,7 +808,12 @@ func (s *Study) checkSelfTest(path string, st *selftestShape, variants map[strin
 			return err
 		}
 	}
-	s.SelfTest = &SelfTest{A: st.A, Twin: st.Twin, Planted: st.Planted}
+	if st.Pause != "" {
+		if err := check("selftest.pause", st.Pause); err != nil {
+			return err
+		}
+	}
+	s.SelfTest = &SelfTest{A: st.A, Twin: st.Twin, Planted: st.Planted, Pause: st.Pause}
 	return nil
 }
 
