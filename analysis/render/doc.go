@@ -66,7 +66,9 @@ func blocks(s *summary.Summary) []block {
 	if s.Label != "" {
 		title += ", " + s.Label
 	}
-	out = append(out, h(1, title), header(s))
+	out = append(out, h(1, title))
+	out = append(out, notQuietBlocks(s)...)
+	out = append(out, header(s))
 	if !s.Complete {
 		out = append(out, p("**Incomplete run**: %s. The tables hold what was measured.", s.IncompleteReason))
 	}
@@ -122,6 +124,10 @@ func header(s *summary.Summary) block {
 	if len(s.Discarded) > 0 {
 		discarded = strings.Join(s.Discarded, "; ")
 	}
+	if len(s.NotQuiet) > 0 {
+		// "none" alone would read as every kept run having passed the gate
+		discarded += "; kept although the host was not quiet: " + notQuietRuns(s)
+	}
 	study := s.Study
 	if s.StudyHash != "" {
 		study += " (" + s.StudyHash[:min(len(s.StudyHash), 19)] + "…, its text is in manifest.json)"
@@ -141,6 +147,27 @@ func header(s *summary.Summary) block {
 	}
 	items = append(items, modeItem(s)...)
 	return block{kind: list, items: items}
+}
+
+// notQuietBlocks is the line under the title of a summary with a kept run
+// that was not measured on a quiet host, whatever the profile.
+func notQuietBlocks(s *summary.Summary) []block {
+	if len(s.NotQuiet) == 0 {
+		return nil
+	}
+	var runs []string
+	for _, nq := range s.NotQuiet {
+		runs = append(runs, fmt.Sprintf("run %d: %s", nq.Run, strings.Join(nq.Why, ", ")))
+	}
+	return []block{p("**Host not quiet**: %s; figures may be slow.", strings.Join(runs, "; "))}
+}
+
+func notQuietRuns(s *summary.Summary) string {
+	var runs []string
+	for _, nq := range s.NotQuiet {
+		runs = append(runs, fmt.Sprint(nq.Run))
+	}
+	return plural(len(runs), "run ", "runs ") + strings.Join(runs, ", ")
 }
 
 // warmupScope says what one warm-up preceded (the manifest's extra

@@ -13,8 +13,9 @@ import (
 // prints them when that stack's windows are done: each case's req/s (2xx)
 // and CPU µs per request, in the study's case order. A window that failed
 // its gates is marked ✗, one where the load generator saturated S. The
-// numbers are the ones the tables will show for that run. Empty when the
-// run measured nothing for the stack.
+// numbers are the ones the tables will show for that run; a run whose host
+// was not quiet (so far) ends with "· host not quiet". Empty when the run
+// measured nothing for the stack.
 func RowLine(s *summary.Summary, stack string, run int) string {
 	i := slices.Index(s.Runs, run)
 	if i < 0 {
@@ -38,7 +39,13 @@ func RowLine(s *summary.Summary, stack string, run int) string {
 	if len(cells) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s, run %d: %s (req/s of 2xx, CPU per request; S: oha saturated)", stack, run, strings.Join(cells, " · "))
+	line := fmt.Sprintf("%s, run %d: %s (req/s of 2xx, CPU per request; S: oha saturated)", stack, run, strings.Join(cells, " · "))
+	for _, nq := range s.NotQuiet {
+		if nq.Run == run {
+			line += " · host not quiet"
+		}
+	}
+	return line
 }
 
 func rowCell(r summary.Row, i, run int) string {

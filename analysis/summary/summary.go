@@ -8,6 +8,7 @@ package summary
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,6 +67,16 @@ type Summary struct {
 	// SamplerCPU is the sampler's own CPU time as a share of the load
 	// generator's CPUs over the windows that recorded it (cpu.go).
 	SamplerCPU *SamplerCPU `json:"sampler_cpu,omitempty"`
+	// NotQuiet lists each kept run that was not measured on a quiet host,
+	// with the gate's reasons (manifest.Quiet.NotQuiet); absent when every
+	// kept run was quiet or has no evidence.
+	NotQuiet []NotQuiet `json:"not_quiet,omitempty"`
+}
+
+// NotQuiet is one kept run whose host was not quiet, and why.
+type NotQuiet struct {
+	Run int      `json:"run"`
+	Why []string `json:"why"`
 }
 
 // Options are the choices a reader made on the command line; reproduce
@@ -256,6 +267,11 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	for _, r := range m.Runs {
 		for _, d := range r.Discarded {
 			s.Discarded = append(s.Discarded, fmt.Sprintf("run %d: %s", r.Run, discardReason(d)))
+		}
+		if slices.Contains(s.Runs, r.Run) {
+			if why := notQuiet(m, r); len(why) > 0 {
+				s.NotQuiet = append(s.NotQuiet, NotQuiet{Run: r.Run, Why: why})
+			}
 		}
 	}
 	s.CPUMode, s.CPUQuota = quotaOf(f)
@@ -546,6 +562,7 @@ func resources(f *results.Folder) []ResourceRow {
 func discardReason(raw []byte) string {
 	var v struct {
 		Reason  string   `json:"reason"`
+		Why     []string `json:"why"`
 		Share   *float64 `json:"share"`
 		WindowS float64  `json:"window_s"`
 		Busiest []struct {
@@ -557,6 +574,9 @@ func discardReason(raw []byte) string {
 		if v.Reason != "" {
 			return v.Reason
 		}
+		if len(v.Why) > 0 {
+			return strings.Join(v.Why, "; ")
+		}
 		if v.Share != nil {
 			// share is the gate's threshold: the evidence is the busiest process.
 			s := fmt.Sprintf("a process outside the lab used more than %.2f of a CPU over the %g s run", *v.Share, v.WindowS)
@@ -567,6 +587,16 @@ func discardReason(raw []byte) string {
 		}
 	}
 	return strings.TrimSpace(string(raw))
+}
+
+// notQuiet is why kept run r was not quiet, from its evidence; evidence
+// that does not read says so rather than passing for quiet.
+func notQuiet(m *manifest.Manifest, r manifest.Run) []string {
+	q, err := manifest.ParseQuiet(r.Quiet)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	return q.NotQuiet(m.RunHost(r).QuietLoad())
 }
 
 func ptr(v float64) *float64 { return &v }

@@ -24,16 +24,20 @@ const help = `quiet: is this host quiet enough to measure, and who is using the 
 Usage:
   quiet [--load 2.0] [--share 0.5] [--seconds 3]
       one look: load average, the busiest processes over a few seconds, a verdict
-  quiet wait --load 2.0 --for 60s [--timeout 10m]
+  quiet wait --load 2.0 --for 60s [--timeout 10m] [--out FILE] [--at TEXT]
       wait until the 1-minute load average has stayed under --load for --for;
-      exit 0 when quiet, 1 on timeout (with the busiest processes as evidence)
-  quiet watch --share 0.5 --out FILE [--exclude-sid SID] [--exclude-pid PID ...]
+      exit 0 when quiet, 1 on timeout (with the busiest processes as evidence);
+      --out adds this wait (TEXT: what it came before) to FILE, a run's waits
+  quiet watch --share 0.5 --out FILE [--gate FILE] [--exclude-sid SID] [--exclude-pid PID ...]
       sample every process's CPU until SIGINT/SIGTERM, then write the window's
-      evidence as JSON to FILE; "quiet" is false when any process outside the
-      lab used more than --share of one CPU over the window
+      evidence as JSON to FILE; "quiet" is false when a wait in the --gate
+      file (read when the watch stops) did not hold, or any process outside
+      the lab used more than --share of one CPU over the window; "why" says
+      which
   quiet verdict FILE
-      read a watch's FILE back: print its verdict line, exit 0 when the
-      window was quiet, 1 when not (the bench asks this; bash reads no JSON)
+      read a watch's (or a wait's --out) FILE back: print its verdict line,
+      exit 0 when the run was quiet, 1 when not (the bench asks this; bash
+      reads no JSON)
 
 The lab's own processes are excluded: the --exclude-sid session, each
 --exclude-pid and its descendants, anything in a Docker container's cgroup
@@ -171,6 +175,8 @@ func wait(fs procfs.FS, args []string) {
 	need := f.Duration("for", 60*time.Second, "how long the load must stay under the threshold")
 	timeout := f.Duration("timeout", 10*time.Minute, "give up after this long (exit 1)")
 	every := f.Duration("poll", time.Second, "how often to read the load average")
+	out := f.String("out", "", "add this wait to FILE, the run's waits (created if missing)")
+	at := f.String("at", "before the run", "what this wait comes before, for the evidence")
 	cli.Parse(f, args, help)
 	positive("quiet wait", "load", *load)
 	positive("quiet wait", "timeout", timeout.Seconds())
@@ -193,6 +199,8 @@ func wait(fs procfs.FS, args []string) {
 		now := time.Now()
 		if st.observe(now, load1) {
 			fmt.Fprintf(os.Stderr, "quiet: YES, load1 stayed under %.1f for %v (now %.2f), after waiting %v\n", *load, *need, load1, now.Sub(start).Round(time.Second))
+			record(*out, waitReport{At: *at, Quiet: true, Load: *load, ForS: durS(*need), TimeoutS: durS(*timeout),
+				WaitedS: durS(now.Sub(start)), Load1: load1, LongestQuietS: durS(st.longest)})
 			return
 		}
 		if now.Sub(start) >= *timeout || ctx.Err() != nil {
@@ -221,7 +229,22 @@ func wait(fs procfs.FS, args []string) {
 	}
 	fmt.Fprintf(os.Stderr, "quiet: NO, %s after %v: load1 %.2f, never under %.1f for %v (longest quiet stretch %v); busiest: %s\n",
 		reason, waited, load1, *load, *need, st.longest.Round(time.Second), strings.Join(who, ", "))
+	record(*out, waitReport{At: *at, Load: *load, ForS: durS(*need), TimeoutS: durS(*timeout), WaitedS: durS(waited),
+		Load1: load1, LongestQuietS: durS(st.longest), Interrupted: ctx.Err() != nil, Busiest: busy})
 	os.Exit(1)
+}
+
+// record adds w to the run's gate file, when the bench asked for one.
+func record(path string, w waitReport) {
+	if path == "" {
+		return
+	}
+	for i := range w.Busiest {
+		w.Busiest[i].CPUShare = round(w.Busiest[i].CPUShare, 3)
+	}
+	if err := appendWait(path, w); err != nil {
+		cli.Fail("quiet wait", "--out: %v", err)
+	}
 }
 
 func progress(st *waitState, now time.Time, load1 float64) string {
@@ -256,13 +279,17 @@ func (p *pidList) Set(s string) error {
 	return nil
 }
 
-// watchReport is what `quiet watch` writes to --out.
+// watchReport is what `quiet watch` writes to --out: a run's quiet-host
+// evidence (the manifest keeps it whole). Evidence written before the gate
+// recorded its waits has no "why" and no "waits".
 type watchReport struct {
-	Quiet   bool      `json:"quiet"`
-	Share   float64   `json:"share"`
-	WindowS float64   `json:"window_s"`
-	Load1   []float64 `json:"load1"`
-	Busiest []usage   `json:"busiest"`
+	Quiet   bool         `json:"quiet"`
+	Why     []string     `json:"why,omitempty"`
+	Waits   []waitReport `json:"waits,omitempty"`
+	Share   float64      `json:"share"`
+	WindowS float64      `json:"window_s"`
+	Load1   []float64    `json:"load1"`
+	Busiest []usage      `json:"busiest"`
 }
 
 func watch(fs procfs.FS, args []string) {
@@ -272,6 +299,7 @@ func watch(fs procfs.FS, args []string) {
 	f := flag.NewFlagSet("quiet watch", flag.ContinueOnError)
 	share := f.Float64("share", 0.5, "a process outside the lab using more than this share of one CPU makes the window not quiet")
 	out := f.String("out", "", "JSON file to write when stopped")
+	gate := f.String("gate", "", "the run's waits (quiet wait --out), read when stopped")
 	sid := f.Int("exclude-sid", 0, "session id whose processes are the lab's own")
 	var pids pidList
 	f.Var(&pids, "exclude-pid", "pid whose process tree is the lab's own (repeatable, or a comma list)")
@@ -317,6 +345,11 @@ func watch(fs procfs.FS, args []string) {
 	}
 	window := time.Since(start).Seconds()
 	rep := buildReport(acc.result(window, exclusions{SID: *sid, PIDs: pids, Self: os.Getpid()}), *share, window, loads)
+	if *gate != "" {
+		g, err := readGate(*gate)
+		rep.Waits = g.Waits
+		judge(&rep, err)
+	}
 	enc := json.NewEncoder(fh)
 	if err := enc.Encode(rep); err != nil {
 		cli.Fail("quiet watch", "%s: %v", *out, err)
@@ -339,6 +372,10 @@ func verdict(args []string) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		cli.Usage("quiet verdict", "%s: not a quiet watch report: %v", args[0], err)
 	}
+	if !rep.Quiet && len(rep.Why) == 0 {
+		// evidence from before the gate recorded its reasons
+		rep.Why = processReasons(rep.Busiest, rep.Share, rep.WindowS)
+	}
 	fmt.Println(watchVerdict(rep))
 	if !rep.Quiet {
 		os.Exit(1)
@@ -352,10 +389,8 @@ func buildReport(all []usage, share, window float64, loads []float64) watchRepor
 	}
 	for i := range rep.Busiest {
 		rep.Busiest[i].CPUShare = round(rep.Busiest[i].CPUShare, 3)
-		if rep.Busiest[i].CPUShare > share {
-			rep.Quiet = false
-		}
 	}
+	judge(&rep, nil)
 	return rep
 }
 
@@ -371,13 +406,18 @@ func watchVerdict(r watchReport) string {
 		if len(r.Busiest) > 0 {
 			top = fmt.Sprintf("%s (pid %d) at %.2f CPU", r.Busiest[0].Comm, r.Busiest[0].PID, r.Busiest[0].CPUShare)
 		}
-		return fmt.Sprintf("quiet: YES over %.1f s: no process outside the lab used more than %.2f CPU (busiest: %s)", r.WindowS, r.Share, top)
-	}
-	var who []string
-	for _, u := range r.Busiest {
-		if u.CPUShare > r.Share {
-			who = append(who, fmt.Sprintf("%s (pid %d) %.2f CPU", u.Comm, u.PID, u.CPUShare))
+		gate := ""
+		if n := len(r.Waits); n > 0 {
+			gate = fmt.Sprintf("the gate's %d wait(s) held; ", n)
 		}
+		if r.WindowS == 0 {
+			// a wait's --out file, before any watch
+			return "quiet: YES so far: " + strings.TrimSuffix(gate, "; ")
+		}
+		return fmt.Sprintf("quiet: YES over %.1f s: %sno process outside the lab used more than %.2f CPU (busiest: %s)", r.WindowS, gate, r.Share, top)
 	}
-	return fmt.Sprintf("quiet: NO over %.1f s: outside the lab, %s > %.2f", r.WindowS, strings.Join(who, ", "), r.Share)
+	if r.WindowS == 0 {
+		return "quiet: NO: " + strings.Join(r.Why, "; ")
+	}
+	return fmt.Sprintf("quiet: NO over %.1f s: %s", r.WindowS, strings.Join(r.Why, "; "))
 }

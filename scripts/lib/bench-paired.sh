@@ -93,7 +93,10 @@ bench_paired_main() {
   paired_plan
   eta_start_paired "$fresh"
   ((NEEDS_UPSTREAM)) && upstream_start
-  eta_timed quiet quiet_wait
+  # one wait and one watch for every slice: each slice's evidence is theirs
+  QUIET_GATE_FILE="$WORK/paired.gate.json"
+  rm -f "$QUIET_GATE_FILE"
+  eta_timed quiet quiet_wait "before the first slice"
   quiet_watch_start "$WORK/paired.quiet.json"
   for ((k = 1; k <= RUNS; k++)); do mkdir -p "$RUN_DIR/raw/run-$k"; done
   # the mock's own ceiling, once (run-1), for the upstream rows to be read against

@@ -185,7 +185,7 @@ late_image() {
   IMAGE_TAG[$s]=$(require_image "$s")
   record_image "$s"
   sync
-  quiet_wait
+  quiet_wait "after building $s's image"
   eta_build_done "$t0"
 }
 
@@ -235,11 +235,16 @@ bench_main() {
   for ((run = 1; run <= RUNS; run++)); do
     attempt=0
     while true; do
+      # Every wait of this attempt goes into its gate file, and the watch
+      # reads them back: a wait that gave up makes the run not quiet.
+      QUIET_RUN=$run QUIET_GATE_FILE="$WORK/run-$run.gate.json"
+      rm -f "$QUIET_GATE_FILE"
       eta_timed quiet quiet_wait
       quiet_json="$WORK/run-$run.quiet.json"
       quiet_watch_start "$quiet_json"
       bench_run "$run"
       quiet_watch_stop "$quiet_json"
+      QUIET_RUN=""
       if ((QUIET_GATE)) && ! quiet_ok "$quiet_json" && ((attempt < MAX_REDO)); then
         attempt=$((attempt + 1))
         note "bench: run $run was not quiet ($(quiet_summary "$quiet_json")); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
@@ -315,15 +320,25 @@ bench_finish() {
 
 # The quiet-host gate (LAB.md): wait for a low load average before a run,
 # watch other processes during it. --no-quiet skips both (tests).
+# quiet_wait [AT]: AT says what the wait comes before, for the evidence.
+# With QUIET_GATE_FILE set, the wait is added to it (the probe judges it),
+# and with QUIET_RUN set too, it becomes that run's evidence at once, so
+# the row lines of a run that began on a busy host say so.
 quiet_wait() {
   ((QUIET_GATE)) || return 0
-  local threshold=${QUIET_LOAD:-2.0}
+  local threshold=${QUIET_LOAD:-2.0} out=()
+  [[ -n "${QUIET_GATE_FILE:-}" ]] && out=(--out "$QUIET_GATE_FILE" --at "${1:-before the run}")
   # In the background, so a SIGTERM to the bench is handled at once rather
   # than after a wait that may last minutes.
-  in_background "$(lab_tool_path quiet)" wait --load "$threshold" --for "${QUIET_FOR}s" --timeout "${QUIET_TIMEOUT}s"
+  in_background "$(lab_tool_path quiet)" wait --load "$threshold" --for "${QUIET_FOR}s" --timeout "${QUIET_TIMEOUT}s" ${out[@]+"${out[@]}"}
   if ! finish_background "$BG_PID"; then
     [[ "$PROFILE" == full ]] && die "bench: the host did not quiet down (1-minute load under $threshold for ${QUIET_FOR} s) within ${QUIET_TIMEOUT} s"
-    note "bench: host not quiet, measuring anyway (quick profile); the evidence goes into the manifest"
+    local said=""
+    [[ -n "${QUIET_GATE_FILE:-}" ]] && said="; the run's quiet evidence and its summary will say so"
+    note "bench: host not quiet, measuring anyway ($PROFILE profile)$said"
+  fi
+  if [[ -n "${QUIET_RUN:-}" && -f "${QUIET_GATE_FILE:-}" ]]; then
+    lab_tool record run "$RUN_DIR" "$QUIET_RUN" --quiet "$QUIET_GATE_FILE"
   fi
 }
 
@@ -331,7 +346,9 @@ quiet_watch_start() {
   QUIET_PID=""
   ((QUIET_GATE)) || return 0
   # LAB_QUIET_SHARE overrides the profile's share (the tests lower it).
-  in_background "$(lab_tool_path quiet)" watch --share "${LAB_QUIET_SHARE:-${QUIET_CPU_SHARE:-0.5}}" --out "$1" --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
+  local gate=()
+  [[ -n "${QUIET_GATE_FILE:-}" ]] && gate=(--gate "$QUIET_GATE_FILE")
+  in_background "$(lab_tool_path quiet)" watch --share "${LAB_QUIET_SHARE:-${QUIET_CPU_SHARE:-0.5}}" --out "$1" ${gate[@]+"${gate[@]}"} --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
   QUIET_PID=$BG_PID
 }
 
