@@ -18,6 +18,8 @@
 //	               windows are exactly the run's cases)
 //	record study-files DIR OUT   the manifest's copy of the study, as files in OUT
 //	record step OUT --step N --rate R --duration S     a capacity step's target.json
+//	record timeline OUT (--oha-db FILE --start-unix-ns N | --vegeta-csv FILE...) [--bucket-ms 100]
+//	               a window's or step's <window>.latency.jsonl (timeline.go; exit 2 on bad input)
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
@@ -71,6 +73,8 @@ func main() {
 		err = loadgen(dir, args)
 	case "step":
 		err = step(dir, args)
+	case "timeline":
+		os.Exit(timelineCmd(dir, args, os.Stderr))
 	case "resources":
 		err = resources(dir, args)
 	case "rows":

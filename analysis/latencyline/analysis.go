@@ -1,0 +1,137 @@
+package latencyline
+
+import (
+	"slices"
+	"time"
+)
+
+// What makes answer gaps periodic: a stall on a timer (a GC, a cron, a
+// checkpoint; the self-test row blocks every request for 300 ms every 2 s)
+// rather than a one-off.
+const (
+	PeriodicMinGaps  = 3    // fewer cannot show a period
+	PeriodicInterval = 0.20 // every interval between gap starts within ±20% of their median
+	PeriodicLength   = 0.30 // every gap's length within ±30% of their median
+)
+
+// Periodic says whether the listed gaps (those of GapMin or more) recur at
+// a regular period, and if so the median period, the median gap and how
+// many gaps. One irregular gap among them is enough to say no: the summary
+// then reports the gaps as they are.
+func (t Timeline) Periodic() (period, length time.Duration, n int, ok bool) {
+	g := t.Header.Gaps
+	if len(g) < PeriodicMinGaps {
+		return 0, 0, len(g), false
+	}
+	var intervals, lengths []int64
+	for i, x := range g {
+		lengths = append(lengths, x.Ms)
+		if i > 0 {
+			intervals = append(intervals, x.AtMs-g[i-1].AtMs)
+		}
+	}
+	mi, ml := median(intervals), median(lengths)
+	if mi <= 0 || !within(intervals, mi, PeriodicInterval) || !within(lengths, ml, PeriodicLength) {
+		return 0, 0, len(g), false
+	}
+	return msDur(mi), msDur(ml), len(g), true
+}
+
+func median(v []int64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return float64(s[m])
+	}
+	return float64(s[m-1]+s[m]) / 2
+}
+
+func within(v []int64, mid, frac float64) bool {
+	for _, x := range v {
+		if float64(x) < mid*(1-frac) || float64(x) > mid*(1+frac) {
+			return false
+		}
+	}
+	return true
+}
+
+func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+// What a trend in throughput is: the last third of the window's answers
+// per bucket against its first third.
+const (
+	WarmingRatio    = 1.10 // last third 10% or more above the first: still warming up
+	FallingRatio    = 0.90 // 10% or more below: falling behind
+	TrendMinBuckets = 3    // whole buckets (the first and last are partial, and left out)
+)
+
+// TrendResult compares the throughput of a window's first and last third.
+type TrendResult struct {
+	// OK is false when the window has fewer than TrendMinBuckets whole
+	// buckets: too short to tell, and none of the rest is set.
+	OK bool
+	// Mean answers per bucket in the first and in the last third of the
+	// whole buckets.
+	First, Last float64
+	// Ratio is Last / First; 0 when the first third had no answer (then
+	// Warming is set if the last had any).
+	Ratio            float64
+	Warming, Falling bool
+}
+
+// Trend says whether throughput was still rising (Warming) or falling
+// through the window. The first and last bucket are left out: the
+// generator started and stopped inside them.
+func (t Timeline) Trend() TrendResult {
+	if len(t.Buckets) < TrendMinBuckets+2 {
+		return TrendResult{}
+	}
+	whole := t.Buckets[1 : len(t.Buckets)-1]
+	third := len(whole) / 3
+	mean := func(bs []Bucket) float64 {
+		var n int64
+		for _, b := range bs {
+			n += b.Answers
+		}
+		return float64(n) / float64(len(bs))
+	}
+	r := TrendResult{OK: true, First: mean(whole[:third]), Last: mean(whole[len(whole)-third:])}
+	switch {
+	case r.First == 0:
+		r.Warming = r.Last > 0
+	default:
+		r.Ratio = r.Last / r.First
+		r.Warming = r.Ratio >= WarmingRatio
+		r.Falling = r.Ratio <= FallingRatio
+	}
+	return r
+}
+
+// Abs is the unix time, in ns, of an offset in ms on t's clock: the one
+// clock the cgroup timeline and the hiccup record can be put on too.
+func (t Timeline) Abs(offsetMs int64) int64 { return t.Header.StartUnixNs + offsetMs*1e6 }
+
+// Span is when g began and ended, in unix ns.
+func (t Timeline) Span(g Gap) (fromUnixNs, toUnixNs int64) {
+	return t.Abs(g.AtMs), t.Abs(g.AtMs + g.Ms)
+}
+
+// GapsDuring lists the gaps that overlap [fromUnixNs, toUnixNs): those a
+// stall seen elsewhere (a hiccup, a throttled cgroup period) could explain.
+func (t Timeline) GapsDuring(fromUnixNs, toUnixNs int64) []Gap {
+	var out []Gap
+	for _, g := range t.Header.Gaps {
+		a, b := t.Span(g)
+		if Overlap(a, b, fromUnixNs, toUnixNs) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Overlap is how long [aFrom, aTo) and [bFrom, bTo), in ns on one clock,
+// have in common; 0 when nothing.
+func Overlap(aFrom, aTo, bFrom, bTo int64) time.Duration {
+	return time.Duration(max(0, min(aTo, bTo)-max(aFrom, bFrom)))
+}
