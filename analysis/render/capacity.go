@@ -36,6 +36,7 @@ func capacityBlocks(s *summary.Summary) []block {
 		if len(refused) > 0 {
 			out = append(out, p("**No capacity reported** for these runs:"), block{kind: list, items: refused})
 		}
+		out = append(out, decidingBlocks(ct)...)
 		out = append(out, quotaNote(s, ct)...)
 		out = append(out, h(3, "steps"), stepsTable(s, ct),
 			chartBlock(capacityChart(ct)))
@@ -67,7 +68,47 @@ func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {
 		t.rows = append(t.rows, []string{r.Stack, capCell, rangeWith(r.Users, func(v float64) string { return units.Group(int64(v + 0.5)) }),
 			rangeWith(r.P99Ms, units.Ms), rangeWith(r.AppCPU, cpus), thr, generatorFlag(r)})
 	}
+	if !hasDeciding(ct) {
+		return t
+	}
+	t.header = append(t.header, "deciding fail's cause")
+	t.right = append(t.right, false)
+	for i, r := range ct.Rows {
+		var causes []string
+		for _, d := range r.Deciding {
+			causes = append(causes, fmt.Sprintf("run %d: %s (step %d)", d.Run, d.Cause, d.Step))
+		}
+		cell := "—"
+		if len(causes) > 0 {
+			cell = strings.Join(causes, "; ")
+		}
+		t.rows[i] = append(t.rows[i], cell)
+	}
 	return t
+}
+
+func hasDeciding(ct *summary.CapacityTable) bool {
+	for _, r := range ct.Rows {
+		if len(r.Deciding) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// decidingBlocks says, run by run, what bounded each row's capacity.
+func decidingBlocks(ct *summary.CapacityTable) []block {
+	var items []string
+	for _, r := range ct.Rows {
+		for _, d := range r.Deciding {
+			items = append(items, d.Sentence)
+		}
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return []block{p("The failed step that bounded each run's capacity, and its cause (host: the hiccup meters saw the host stall; app stall: answers stopped with the host quiet; app saturated: the app at its CPU limit; generator: the generator could not drive the step; unexplained: none of these):"),
+		{kind: list, items: items}}
 }
 
 func pct1(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }

@@ -85,6 +85,8 @@ func blocks(s *summary.Summary) []block {
 	out = append(out, memoryNote(s)...)
 	out = append(out, chartBlock(memoryChart(s)))
 	out = append(out, samplerBlocks(s)...)
+	out = append(out, timelineCostBlocks(s)...)
+	out = append(out, explanationBlocks(s)...)
 	out = append(out, h(2, "annotations"))
 	if len(s.Annotations) == 0 {
 		out = append(out, p("None: in no window did the slowest 0.1%% of requests coincide with CPU throttling, dirty+writeback near the limit, or memory/IO pressure in the cgroup timeline."))
@@ -259,13 +261,16 @@ func find(sec summary.Section, name string) *summary.CaseTable {
 }
 
 func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
-	write, little, wire := false, hasLittle(ct), false
+	write, little, wire, gap := false, hasLittle(ct), false, false
 	for _, r := range ct.Rows {
 		if len(r.RowsCheck) > 0 {
 			write = true
 		}
 		if r.BytesPerAnswer != nil {
 			wire = true
+		}
+		if r.AnswerGapMs != nil {
+			gap = true
 		}
 	}
 	t := block{kind: table}
@@ -292,6 +297,9 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 	col("vs "+s.Options.Baseline, true)
 	col("p50 ms", true)
 	col("p99 ms", true)
+	if gap {
+		col("answer gap ms", true)
+	}
 	col("CPU µs/req", true)
 	if wire {
 		col("bytes/answer", true)
@@ -324,7 +332,11 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		if isCeiling {
 			ratio = "—"
 		}
-		row = append(row, ratio, cellMs(r.P50Ms), cellMs(r.P99Ms), cellCPU(r))
+		row = append(row, ratio, cellMs(r.P50Ms), cellMs(r.P99Ms))
+		if gap {
+			row = append(row, cellGap(r))
+		}
+		row = append(row, cellCPU(r))
 		if wire {
 			row = append(row, cellBytes(r.BytesPerAnswer))
 		}
@@ -423,16 +435,72 @@ func findRow(ct *summary.CaseTable, stack string) *summary.Row {
 
 // notes explains marks that the table's cells carry.
 func notes(ct *summary.CaseTable) []block {
-	var sat []string
+	var sat, warm []string
 	for _, r := range ct.Rows {
 		if len(r.Generator.SaturatedRuns) > 0 {
 			sat = append(sat, rowLabel(r))
 		}
+		if len(r.Warming) > 0 {
+			var runs []string
+			for _, n := range r.Warming {
+				runs = append(runs, fmt.Sprint(n))
+			}
+			warm = append(warm, rowLabel(r)+" run "+strings.Join(runs, ","))
+		}
 	}
-	if len(sat) == 0 {
+	var out []block
+	if len(sat) > 0 {
+		out = append(out, p("SATURATED (%s, %s): the load generator used more than 90%% of its CPUs in that window, so the number is the generator's limit, a floor of what the stack can do, not the stack's limit.", ct.Case, strings.Join(sat, ", ")))
+	}
+	if len(warm) > 0 {
+		out = append(out, p("↗ not steady (%s, %s): the app was still warming up: its answers per 100 ms rose through the window, or its warm-up never got steady. The figure is a floor of the app's warm speed.", ct.Case, strings.Join(warm, "; ")))
+	}
+	return out
+}
+
+// explanationBlocks names a cause for every outlier tail, answer gap of
+// GapMs or more and failed capacity step, for runs that kept timelines.
+func explanationBlocks(s *summary.Summary) []block {
+	if !s.Explained && len(s.Explanations) == 0 {
 		return nil
 	}
-	return []block{p("SATURATED (%s, %s): the load generator used more than 90%% of its CPUs in that window, so the number is the generator's limit, a floor of what the stack can do, not the stack's limit.", ct.Case, strings.Join(sat, ", "))}
+	out := []block{h(2, "explanations")}
+	if len(s.Explanations) == 0 {
+		return append(out, p("None needed: no window had an outlier tail (p99.9 ≥ 10 × p50 and ≥ 10 ms) or an answer gap of %d ms or more, and no capacity step failed.", summary.GapMs))
+	}
+	counts := map[string]int{}
+	var items []string
+	for _, e := range s.Explanations {
+		counts[e.Cause]++
+		items = append(items, "**"+e.Cause+"**: "+e.Sentence)
+	}
+	var tally []string
+	for _, c := range []string{summary.CauseHost, summary.CauseGenerator, summary.CauseWarming, summary.CauseAppStall, summary.CauseSaturated, summary.CauseUnexplained} {
+		if counts[c] > 0 {
+			tally = append(tally, fmt.Sprintf("%s %d", c, counts[c]))
+		}
+	}
+	out = append(out, p("Every outlier tail (p99.9 ≥ 10 × p50 and ≥ 10 ms), answer gap of %d ms or more (the longest time with requests in flight and no answer: a pause a closed loop's p99 hides) and failed capacity step, with its cause from the latency timeline, the hiccup meters on the app's and the generator's CPUs, and the cgroup timeline, lined up on one clock: %s.", summary.GapMs, strings.Join(tally, ", ")),
+		block{kind: list, items: items})
+	return out
+}
+
+// timelineCostBlocks: what keeping every answer's timing and running the
+// hiccup meters cost in req/s, measured as pairs within the run.
+func timelineCostBlocks(s *summary.Summary) []block {
+	if len(s.TimelineCost) == 0 {
+		return nil
+	}
+	var items []string
+	var changes []float64
+	for _, sp := range s.TimelineCost {
+		changes = append(changes, sp.Change())
+		items = append(items, fmt.Sprintf("run %d, %s %s: %s req/s with the latency timeline and hiccup meters, %s without (%+.1f%%)",
+			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
+	}
+	return []block{h(2, "the latency timeline's and hiccup meters' cost"),
+		p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right after, in the same container: median change %+.1f%% in req/s.", 100*stat.Of(changes).Median),
+		{kind: list, items: items}}
 }
 
 func resourceTable(s *summary.Summary) block {
@@ -472,10 +540,26 @@ func rangeRate(r stat.Range) string { return rangeWith(r, units.Rate) }
 
 func cellRate(r stat.Range, row summary.Row) string {
 	s := rangeRate(r)
+	if len(row.Warming) > 0 {
+		s += " ↗"
+	}
 	if len(row.Failed) > 0 {
 		s += " ✗"
 	}
 	return s
+}
+
+// cellGap is a row's longest answer gap: median (min–max) over runs, in
+// bold from GapMs on, where a pause hides behind a closed loop's p99.
+func cellGap(r summary.Row) string {
+	if r.AnswerGapMs == nil {
+		return "—"
+	}
+	c := rangeWith(*r.AnswerGapMs, func(v float64) string { return units.Group(int64(v + 0.5)) })
+	if r.AnswerGapMs.Max >= summary.GapMs {
+		c = "**" + c + "**"
+	}
+	return c
 }
 
 func cellRatio(r *stat.Range) string {

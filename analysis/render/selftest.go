@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"stacklab/analysis/summary"
 )
@@ -65,5 +66,29 @@ func selfTestBlocks(s *summary.Summary) []block {
 		items = append(items, fmt.Sprintf("%s, %s: %s (CPU time per request %+.1f%% against %s)", sm.Case, metricWords[sm.Metric], sm.Row, 100*sm.CPUChange, st.A))
 	}
 	out = append(out, p("The smallest planted slowdown each metric flagged, in the slower direction:"), block{kind: list, items: items})
-	return out
+	return append(out, pauseBlocks(st.Pause)...)
+}
+
+// pauseBlocks: did the lab name the planted pause, its length and period?
+func pauseBlocks(pz *summary.SelfTestPause) []block {
+	if pz == nil {
+		return nil
+	}
+	var found []string
+	for _, f := range pz.Found {
+		found = append(found, fmt.Sprintf("%.0f ms every %.2f s (%d times)", f.LengthMs, f.PeriodMs/1000, f.Count))
+	}
+	words := "none"
+	if len(found) > 0 {
+		words = strings.Join(found, "; ")
+	}
+	if pz.Windows == 0 {
+		return []block{p("Planted pause: %s stops answering for %.0f ms every %.2f s; its windows kept no latency timeline, so the pause could not be looked for.", pz.Row, pz.PlantedMs, pz.EveryMs/1000)}
+	}
+	verdict := "**named**"
+	if pz.Named < pz.Windows {
+		verdict = "**NOT named in every window**"
+	}
+	return []block{p("Planted pause: %s stops answering for %.0f ms every %.2f s. The explanations found, window by window: %s. %s within %.0f%% of both in %d of its %d windows.",
+		pz.Row, pz.PlantedMs, pz.EveryMs/1000, words, verdict, 100*summary.PauseTolerance, pz.Named, pz.Windows)}
 }

@@ -9,9 +9,11 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"time"
 
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/vegeta"
+	"stacklab/probes/hiccuplog"
 	"stacklab/probes/timeline"
 )
 
@@ -23,6 +25,10 @@ import (
 //	raw/run-N/<stack>/<case>/step-NN.LANE.json     the same for each other lane (study.Lane: wait100)
 //	raw/run-N/<stack>/<case>/step-NN.LANE.loadgen.json
 //	raw/run-N/<stack>/<case>/step-NN.cgroup.jsonl  the container's cgroup during the step
+//	raw/run-N/<stack>/<case>/step-NN.latency.jsonl every request of the step, all lanes (package latencyline)
+//	raw/run-N/<stack>/<case>/step-NN.hiccup-app.jsonl, .hiccup-loadgen.jsonl  the hiccup meters (probes/hiccuplog)
+//	raw/run-N/<stack>/<case>/step-NN.settle.json   the cooldown before the step (probes/settle), after a failed one
+//	raw/run-N/<stack>/<case>/step-NN.restart       the app did not settle and was restarted before the step
 //	raw/run-N/<stack>/<case>/step-NN.error         the bench could not measure the step
 
 // Target is a step's plan, written by `record step` before it runs.
@@ -45,6 +51,58 @@ type Step struct {
 	// TimelinePath is the step's cgroup timeline, "" when absent.
 	TimelinePath string
 	RelPath      string
+	// LatencyPath is the step's latency timeline (every lane, package
+	// latencyline), "" when absent.
+	LatencyPath string
+	// Hiccups are the hiccup meters' records of the step, the app's CPUs
+	// first ("app", "loadgen"); empty for steps measured without them.
+	Hiccups []hiccuplog.Log
+	// Settle is the cooldown before the step (probes/settle), nil when
+	// there was none; Restarted says the app did not settle and was
+	// restarted before the step instead.
+	Settle    *Settle
+	Restarted string
+}
+
+// Settle is probes/settle's record of a cooldown.
+type Settle struct {
+	Settled  bool    `json:"settled"`
+	WaitedMs int64   `json:"waited_ms"`
+	CPUShare float64 `json:"cpu_share"`
+	ProbeMs  float64 `json:"probe_ms"`
+	Checks   int     `json:"checks"`
+}
+
+// HostStall is the longest gap either hiccup meter saw during the step,
+// and on whose CPUs ("app" or "loadgen"); 0 when none was recorded.
+func (s *Step) HostStall() (time.Duration, string) {
+	var most time.Duration
+	on := ""
+	for _, l := range s.Hiccups {
+		if d := l.Max(); d > most {
+			most, on = d, l.Header.Label
+		}
+	}
+	return most, on
+}
+
+// readHiccups reads base.hiccup-app.jsonl and base.hiccup-loadgen.jsonl
+// where they exist. A log cut short (the meter killed) keeps the gaps it
+// has; a corrupt one is an error naming its line.
+func readHiccups(base string) ([]hiccuplog.Log, error) {
+	var out []hiccuplog.Log
+	for _, role := range []string{"app", "loadgen"} {
+		p := base + ".hiccup-" + role + ".jsonl"
+		if !exists(p) {
+			continue
+		}
+		l, err := hiccuplog.Read(p)
+		if err != nil && !errors.Is(err, hiccuplog.ErrTruncated) {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }
 
 // ReadTimeline reads the step's cgroup timeline (nil when there is none),
@@ -79,6 +137,8 @@ func (s *Step) RampStep() ramp.Step {
 	if s.Loadgen != nil {
 		rs.LoadgenKnown, rs.Saturated, rs.GeneratorShare = true, s.Loadgen.Saturated, s.Loadgen.Share()
 	}
+	d, on := s.HostStall()
+	rs.HostStallMs, rs.HostStallOn = float64(d.Microseconds())/1e3, on
 	return rs
 }
 
@@ -177,6 +237,21 @@ func LoadSteps(dir string) ([]Step, error) {
 		}
 		if exists(base + ".cgroup.jsonl") {
 			s.TimelinePath = base + ".cgroup.jsonl"
+		}
+		if exists(base + ".latency.jsonl") {
+			s.LatencyPath = base + ".latency.jsonl"
+		}
+		if s.Hiccups, err = readHiccups(base); err != nil {
+			return nil, err
+		}
+		var st Settle
+		if ok, err := optionalJSON("", base+".settle.json", &st); err != nil {
+			return nil, err
+		} else if ok {
+			s.Settle = &st
+		}
+		if b, err := os.ReadFile(base + ".restart"); err == nil {
+			s.Restarted = firstLine(string(b))
 		}
 		out = append(out, s)
 	}

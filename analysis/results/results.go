@@ -17,8 +17,10 @@ import (
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
+	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
 	"stacklab/probes/answer"
+	"stacklab/probes/hiccuplog"
 	"stacklab/probes/speed"
 	"stacklab/probes/timeline"
 )
@@ -100,6 +102,20 @@ type Window struct {
 	// Steps are a capacity case's steps (capacity.go): its window is a
 	// folder, and Result is nil.
 	Steps []Step
+	// NoTimeline is the case measured again, once per run, with the
+	// sampler but without the latency timeline and the hiccup meters
+	// (<case>.notimeline.json): what those cost.
+	NoTimeline *oha.Result
+	// LatencyPath is the window's latency timeline (<case>.latency.jsonl,
+	// package latencyline), "" when absent; read on demand, like the
+	// cgroup timeline.
+	LatencyPath string
+	// Hiccups are the hiccup meters' records of the window, the app's CPUs
+	// first (<case>.hiccup-app.jsonl, -loadgen), empty when not measured.
+	Hiccups []hiccuplog.Log
+	// Warmup is the window's warm-up to steady state (<case>.warmup.json),
+	// nil for windows warmed for a fixed time (or not at all).
+	Warmup *steady.Warmup
 }
 
 // Rows is a write case's row count around the window.
@@ -380,6 +396,20 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	}
 	if w.NoSampler, err = optionalOha(dir, base+".nosampler.json"); err != nil {
 		return nil, err
+	}
+	if w.NoTimeline, err = optionalOha(dir, base+".notimeline.json"); err != nil {
+		return nil, err
+	}
+	if lpath := filepath.Join(dir, base+".latency.jsonl"); exists(lpath) {
+		w.LatencyPath = lpath
+	}
+	if w.Hiccups, err = readHiccups(filepath.Join(dir, base)); err != nil {
+		return nil, err
+	}
+	if wpath := filepath.Join(dir, base+".warmup.json"); exists(wpath) {
+		if w.Warmup, err = steady.Read(wpath); err != nil {
+			return nil, &Error{Path: wpath, Msg: strings.TrimPrefix(err.Error(), wpath+": ")}
+		}
 	}
 	rows := &Rows{}
 	if ok, err := optionalJSON(dir, base+".rows.json", rows); err != nil {

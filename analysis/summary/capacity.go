@@ -50,9 +50,20 @@ type CapacityRow struct {
 	// GeneratorMax is the generator's highest CPU share over every step.
 	GeneratorMax float64 `json:"generator_max_cpu_share"`
 	// Refused lists, per run that reported no capacity, why.
-	Refused []RunNote      `json:"refused,omitempty"`
-	Steps   []CapacityStep `json:"steps"`
-	Failed  []int          `json:"failed_runs,omitempty"`
+	Refused []RunNote `json:"refused,omitempty"`
+	// Deciding is, per run, the cause of the failed step that bounded its
+	// capacity (explain.go), for runs that kept latency timelines.
+	Deciding []Deciding     `json:"deciding_fail,omitempty"`
+	Steps    []CapacityStep `json:"steps"`
+	Failed   []int          `json:"failed_runs,omitempty"`
+}
+
+// Deciding is the failed step that bounded one run's capacity, and why.
+type Deciding struct {
+	Run      int    `json:"run"`
+	Step     int    `json:"step"`
+	Cause    string `json:"cause"`
+	Sentence string `json:"sentence"`
 }
 
 // RunNote is one run's sentence about a row.
@@ -139,6 +150,20 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 				cs.Throttled = ptr(v)
 			}
 			row.Steps = append(row.Steps, cs)
+			ws := &win.Steps[i]
+			if ws.LatencyPath != "" {
+				s.Explained = true
+			}
+			if v := cp.State.Verdicts[i]; v.Kind != ramp.Pass && (ws.LatencyPath != "" || len(ws.Hiccups) > 0) {
+				e, err := explainStep(f, r.N, stack, c.Name, ws, v)
+				if err != nil {
+					return row, err
+				}
+				s.Explanations = append(s.Explanations, e)
+				if i == cp.State.FailStep || (cp.State.FailStep < 0 && i == cp.State.Generator) {
+					row.Deciding = append(row.Deciding, Deciding{r.N, st.N, e.Cause, e.Sentence})
+				}
+			}
 		}
 		if n := len(win.Steps); n > len(steps) {
 			row.Refused = append(row.Refused, RunNote{r.N, fmt.Sprintf("step %d not measured: %s", win.Steps[len(steps)].Target.Step, win.Steps[len(steps)].Failed)})

@@ -29,6 +29,9 @@ type SelfTest struct {
 	// TooFew is set when the runs are too few for the U test ever to
 	// reach its level: then nothing can be flagged.
 	TooFew string `json:"too_few,omitempty"`
+	// Pause is the planted pause's reading (explain.go), nil when the
+	// study plants none.
+	Pause *SelfTestPause `json:"pause,omitempty"`
 }
 
 // SelfTestPair is one row against A, case by case.

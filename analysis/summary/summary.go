@@ -67,6 +67,15 @@ type Summary struct {
 	// SamplerCPU is the sampler's own CPU time as a share of the load
 	// generator's CPUs over the windows that recorded it (cpu.go).
 	SamplerCPU *SamplerCPU `json:"sampler_cpu,omitempty"`
+	// Explanations name the cause of every outlier tail, answer gap of
+	// GapMs or more and failed capacity step (explain.go); Explained says
+	// the run kept latency timelines at all (older runs did not, and show
+	// no explanations section).
+	Explanations []Explanation `json:"explanations,omitempty"`
+	Explained    bool          `json:"explained,omitempty"`
+	// TimelineCost compares a case measured with and without the latency
+	// timeline and hiccup meters in the same run and container.
+	TimelineCost []SamplerPair `json:"timeline_cost,omitempty"`
 	// NotQuiet lists each kept run that was not measured on a quiet host,
 	// with the gate's reasons (manifest.Quiet.NotQuiet); absent when every
 	// kept run was quiet or has no evidence.
@@ -164,6 +173,12 @@ type Row struct {
 	VsAlone *stat.Range `json:"vs_alone,omitempty"`
 	// Failed lists the runs whose window failed a gate or was not measured.
 	Failed []int `json:"failed_runs,omitempty"`
+	// AnswerGapMs is the longest stretch with requests in flight and no
+	// answer (the latency timeline), over runs; nil for windows measured
+	// without a timeline. Warming lists the runs whose window was still
+	// warming up (a rising trend, or a warm-up that never got steady).
+	AnswerGapMs *stat.Range `json:"answer_gap_ms,omitempty"`
+	Warming     []int       `json:"warming_runs,omitempty"`
 }
 
 // GeneratorUse says whether oha itself was the limit.
@@ -209,6 +224,53 @@ type SamplerPair struct {
 
 // Change is the sampler's effect on req/s: -0.02 means 2% fewer with it.
 func (sp SamplerPair) Change() float64 { return sp.With/sp.Without - 1 }
+
+// timelineCost pairs each window measured again without the latency
+// timeline and the hiccup meters with its measured self.
+func timelineCost(f *results.Folder) []SamplerPair {
+	var out []SamplerPair
+	for _, r := range f.Runs {
+		for _, sr := range r.Stacks {
+			for _, w := range sr.Windows {
+				if w.Result == nil || w.NoTimeline == nil || w.NoTimeline.GoodPerSec() <= 0 {
+					continue
+				}
+				out = append(out, SamplerPair{Run: r.N, Stack: sr.Stack, Case: w.Case,
+					With: w.Result.GoodPerSec(), Without: w.NoTimeline.GoodPerSec()})
+			}
+		}
+	}
+	return out
+}
+
+// markFindings puts each row's answer gaps and warming runs in its cells.
+// The findings of a row are in run order (explainWindows walks the runs).
+func (s *Summary) markFindings(found map[string][]windowFinding) {
+	for si := range s.Sections {
+		for ci := range s.Sections[si].Cases {
+			ct := &s.Sections[si].Cases[ci]
+			for ri := range ct.Rows {
+				r := &ct.Rows[ri]
+				id := ct.Case
+				if r.Window != "" {
+					id = r.Window
+				}
+				fs := found[r.Stack+"\x00"+id]
+				if len(fs) == 0 {
+					continue
+				}
+				var gaps []float64
+				for _, x := range fs {
+					gaps = append(gaps, x.gapMs)
+					if x.warming {
+						r.Warming = append(r.Warming, x.run)
+					}
+				}
+				r.AnswerGapMs = rangeOrNil(gaps)
+			}
+		}
+	}
+}
 
 func samplerCost(f *results.Folder) []SamplerPair {
 	out := []SamplerPair{}
@@ -299,7 +361,15 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	if s.Annotations, err = annotate(f); err != nil {
 		return nil, err
 	}
+	ex, found, err := explainWindows(f)
+	if err != nil {
+		return nil, err
+	}
+	s.Explanations, s.Explained = ex, len(found) > 0
+	s.markFindings(found)
+	s.TimelineCost = timelineCost(f)
 	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
+	selfTestPause(f, s.SelfTest, s.Explanations, found)
 	s.Canary = canary(f, s.Sections)
 	if m.Profile == "paired" {
 		s.Within = WithinRun(s, "")

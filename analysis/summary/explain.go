@@ -1,0 +1,374 @@
+package summary
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"stacklab/analysis/latencyline"
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/results"
+	"stacklab/analysis/units"
+	"stacklab/probes/hiccuplog"
+	"stacklab/probes/timeline"
+)
+
+// Causes an explanation names, in the order the rules try them: a stall
+// the host's own hiccup meter saw first, then the generator, a still
+// warming app, an app that stopped answering, an app at its CPU limit.
+const (
+	CauseHost        = "host"
+	CauseGenerator   = "generator"
+	CauseWarming     = "warming"
+	CauseAppStall    = "app stall"
+	CauseSaturated   = "app saturated"
+	CauseUnexplained = "unexplained"
+)
+
+// Thresholds of the explanations.
+const (
+	// GapMs: an answer gap this long is explained whatever the tail.
+	GapMs = 100
+	// saturatedShare: the app used this share of the CPUs it may use.
+	saturatedShare = 0.95
+	// slopMs widens a stall's span when lining it up with a hiccup: the
+	// two clocks are read by different processes.
+	slopMs = 50
+)
+
+// Explanation is the cause of one outlier tail, answer gap or failed
+// capacity step, from the aligned latency timeline, hiccup records and
+// cgroup timeline. Step is 0 for a closed-loop window.
+type Explanation struct {
+	Run      int    `json:"run"`
+	Stack    string `json:"stack"`
+	Case     string `json:"case"`
+	Step     int    `json:"step,omitempty"`
+	Cause    string `json:"cause"`
+	Sentence string `json:"sentence"`
+	// Periodic is set when the window's answer gaps recur at a period.
+	Periodic *Periodic `json:"periodic,omitempty"`
+}
+
+// Periodic is a pause that recurs: its median length and period.
+type Periodic struct {
+	LengthMs float64 `json:"length_ms"`
+	PeriodMs float64 `json:"period_ms"`
+	Count    int     `json:"count"`
+}
+
+// Explained is what the explanations read of one window or step.
+type evidence struct {
+	lt       *latencyline.Timeline
+	hiccups  []hiccuplog.Log
+	samples  []timeline.Sample
+	cpuLimit float64 // CPUs the app may use; 0 unknown
+	genShare float64
+	genSat   bool
+	warmup   string // "" steady or unknown; else why the warm-up is suspect
+}
+
+// span is a stretch of the window to explain, in unix ns.
+type span struct{ from, to int64 }
+
+// stallSpan is where a window's worst moment was: its longest answer gap
+// when that is ≥ GapMs, else the bucket with the slowest answer, reaching
+// back by that answer's latency.
+func stallSpan(lt *latencyline.Timeline) (span, string) {
+	h := lt.Header
+	if h.AnswerGapMs >= GapMs {
+		return span{lt.Abs(h.AnswerGapAtMs), lt.Abs(h.AnswerGapAtMs + h.AnswerGapMs)},
+			fmt.Sprintf("no answer for %s from +%s", msWords(float64(h.AnswerGapMs)), secWords(h.AnswerGapAtMs))
+	}
+	var worst *latencyline.Bucket
+	for i := range lt.Buckets {
+		b := &lt.Buckets[i]
+		if b.MaxUs != nil && (worst == nil || *b.MaxUs > *worst.MaxUs) {
+			worst = b
+		}
+	}
+	if worst == nil {
+		return span{lt.Abs(0), lt.Abs(int64(len(lt.Buckets)) * h.BucketMs)}, "the whole window"
+	}
+	end := lt.Abs(worst.TMs + h.BucketMs)
+	return span{end - *worst.MaxUs*1000 - h.BucketMs*1e6, end},
+		fmt.Sprintf("the slowest answer (%s) ended near +%s", msWords(float64(*worst.MaxUs)/1e3), secWords(worst.TMs))
+}
+
+// explain names the cause of what happened in sp, first rule that holds.
+func explain(ev evidence, sp span, what string) (string, string) {
+	if g, role, ok := hostStall(ev.hiccups, sp); ok {
+		return CauseHost, fmt.Sprintf("%s; the hiccup meter on the %s CPUs overslept %s at the same time: the host stalled, not the app",
+			what, roleWords(role), units.Seconds(g.Duration().Seconds()))
+	}
+	if ev.genSat {
+		return CauseGenerator, fmt.Sprintf("%s; the load generator used %.0f%% of its CPUs: it may have been the limit", what, 100*ev.genShare)
+	}
+	if ev.lt != nil {
+		if tr := ev.lt.Trend(); tr.OK && tr.Warming {
+			return CauseWarming, fmt.Sprintf("%s; answers per %d ms rose %.0f%% from the window's first third to its last: the app was still warming up%s",
+				what, ev.lt.Header.BucketMs, 100*(tr.Ratio-1), ev.warmup)
+		}
+	}
+	if ev.warmup != "" {
+		return CauseWarming, what + ev.warmup
+	}
+	cg := cgroupWords(ev.samples, sp)
+	if ev.lt != nil && ev.lt.Header.AnswerGapMs >= GapMs {
+		s := fmt.Sprintf("%s while the host's hiccup meters saw no stall: the app stopped answering", what)
+		if len(cg) > 0 {
+			return CauseAppStall, s + "; its cgroup showed " + strings.Join(cg, "; ")
+		}
+		return CauseAppStall, s + " (unexplained: nothing in its cgroup timeline at that time)"
+	}
+	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
+		s := fmt.Sprintf("%s; the app used %.2f of its %s CPU", what, use, fmtCPUs(ev.cpuLimit))
+		if th, ok := throttled(ev.samples); ok && th > 0 {
+			s += fmt.Sprintf(" and was throttled in %.0f%% of periods", 100*th)
+		}
+		return CauseSaturated, s + ": at its limit"
+	}
+	if len(cg) > 0 {
+		return CauseUnexplained, what + "; its cgroup showed " + strings.Join(cg, "; ") + ", but neither a host stall, the generator, a warming trend nor a CPU limit"
+	}
+	return CauseUnexplained, what + ": no host stall, no saturated generator or app, no warming trend, nothing in the cgroup timeline"
+}
+
+// hostStall is the longest hiccup ≥ ramp.HostStallMs that overlaps sp.
+func hostStall(logs []hiccuplog.Log, sp span) (hiccuplog.Gap, string, bool) {
+	var best hiccuplog.Gap
+	role, found := "", false
+	for _, l := range logs {
+		for _, g := range l.GapsBetween(sp.from-slopMs*1e6, sp.to+slopMs*1e6, ramp.HostStallMs*time.Millisecond) {
+			if !found || g.GapUs > best.GapUs {
+				best, role, found = g, l.Header.Label, true
+			}
+		}
+	}
+	return best, role, found
+}
+
+// cgroupWords is what the cgroup timeline shows past the thresholds during
+// sp (its samples on the wall clock), or over the whole window when the
+// samples carry no wall clock.
+func cgroupWords(ts []timeline.Sample, sp span) []string {
+	if len(ts) < 2 {
+		return nil
+	}
+	in := ts
+	if ts[0].UnixMs > 0 {
+		in = nil
+		for _, s := range ts {
+			ms := s.UnixMs * 1e6
+			if ms >= sp.from-200*1e6 && ms <= sp.to+200*1e6 {
+				in = append(in, s)
+			}
+		}
+		if len(in) < 2 {
+			return nil
+		}
+	}
+	var out []string
+	for _, w := range Signals(in, 0, 0) {
+		out = append(out, w)
+	}
+	if d := delta(in[0].PgMajFault, in[len(in)-1].PgMajFault); d >= 100 {
+		out = append(out, fmt.Sprintf("%d major page faults", d))
+	}
+	return out
+}
+
+func roleWords(role string) string {
+	if role == "loadgen" {
+		return "load generator's"
+	}
+	return "app's"
+}
+
+func fmtCPUs(n float64) string { return strconv.FormatFloat(n, 'f', -1, 64) }
+
+func msWords(ms float64) string { return units.Seconds(ms / 1e3) }
+
+func secWords(ms int64) string { return strconv.FormatFloat(float64(ms)/1e3, 'f', 2, 64) + " s" }
+
+// appCPULimit is how many CPUs the app may use: the quota in quota mode,
+// else the CPUs of its set; 0 when the manifest does not say.
+func appCPULimit(f *results.Folder) float64 {
+	if _, q := quotaOf(f); q != "" {
+		if v, err := strconv.ParseFloat(q, 64); err == nil {
+			return v
+		}
+	}
+	return float64(results.CountCPUs(f.Manifest.Host.Settings["APP_CPUS"]))
+}
+
+// warmupWords says why a window's warm-up is suspect, "" when it is not.
+func warmupWords(w *results.Window) string {
+	if w.Warmup != nil && !w.Warmup.Steady {
+		return fmt.Sprintf(" (its warm-up was not steady after %s)", units.Seconds(w.Warmup.Seconds))
+	}
+	return ""
+}
+
+// windowEvidence reads what one window kept; nil when it has no latency
+// timeline (windows measured before the lab kept one).
+func windowEvidence(f *results.Folder, w *results.Window) (*evidence, error) {
+	if w.LatencyPath == "" {
+		return nil, nil
+	}
+	lt, err := latencyline.Read(w.LatencyPath)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := w.ReadTimeline()
+	if err != nil {
+		return nil, err
+	}
+	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w)}
+	if w.Loadgen != nil {
+		ev.genShare, ev.genSat = w.Loadgen.Share(), w.Loadgen.Saturated
+	}
+	return ev, nil
+}
+
+// Window findings kept per row, for the tables: the longest answer gap
+// over a row's runs and whether any run was still warming.
+type windowFinding struct {
+	run     int
+	gapMs   float64
+	warming bool
+}
+
+// explainWindows explains every window with an outlier tail or an answer
+// gap ≥ GapMs, and notes each window's gap and trend for its row.
+func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFinding, error) {
+	var out []Explanation
+	found := map[string][]windowFinding{}
+	for ri := range f.Runs {
+		for si := range f.Runs[ri].Stacks {
+			for wi := range f.Runs[ri].Stacks[si].Windows {
+				w := &f.Runs[ri].Stacks[si].Windows[wi]
+				if w.Result == nil {
+					continue
+				}
+				ev, err := windowEvidence(f, w)
+				if err != nil {
+					return nil, nil, err
+				}
+				if ev == nil {
+					continue
+				}
+				tr := ev.lt.Trend()
+				key := w.Stack + "\x00" + w.Case
+				found[key] = append(found[key], windowFinding{w.Run, float64(ev.lt.Header.AnswerGapMs), (tr.OK && tr.Warming) || ev.warmup != ""})
+				tail := outlier(w.Result)
+				if !tail && ev.lt.Header.AnswerGapMs < GapMs {
+					continue
+				}
+				sp, where := stallSpan(ev.lt)
+				what := where
+				if tail {
+					p50, _ := w.Result.Percentile("p50")
+					p999, _ := w.Result.Percentile("p99.9")
+					what = fmt.Sprintf("slowest 0.1%% took %s (p50 %s); %s", units.Seconds(p999), units.Seconds(p50), where)
+				}
+				cause, s := explain(*ev, sp, what)
+				e := Explanation{Run: w.Run, Stack: w.Stack, Case: w.Case, Cause: cause}
+				if period, length, n, ok := ev.lt.Periodic(); ok {
+					e.Periodic = &Periodic{LengthMs: float64(length.Microseconds()) / 1e3, PeriodMs: float64(period.Microseconds()) / 1e3, Count: n}
+					s += fmt.Sprintf("; periodic: answers stopped for ~%s every %s, %d times", units.Seconds(length.Seconds()), units.Seconds(period.Seconds()), n)
+				}
+				e.Sentence = fmt.Sprintf("run %d, %s, %s: %s.", w.Run, w.Stack, w.Case, s)
+				out = append(out, e)
+			}
+		}
+	}
+	return out, found, nil
+}
+
+// explainStep names the cause of a failed capacity step.
+func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, v ramp.Verdict) (Explanation, error) {
+	e := Explanation{Run: run, Stack: stack, Case: c, Step: st.Target.Step}
+	ts, err := st.ReadTimeline()
+	if err != nil {
+		return e, err
+	}
+	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f)}
+	if st.Loadgen != nil {
+		ev.genShare, ev.genSat = st.Loadgen.Share(), st.Loadgen.Saturated
+	}
+	what := fmt.Sprintf("failed at %s req/s (%s)", units.Rate(st.Target.Rate), v.Reason)
+	var sp span
+	if st.LatencyPath != "" {
+		lt, err := latencyline.Read(st.LatencyPath)
+		if err != nil {
+			return e, err
+		}
+		ev.lt = &lt
+		var where string
+		sp, where = stallSpan(&lt)
+		what += "; " + where
+	} else {
+		sp = span{math.MinInt64 / 2, math.MaxInt64 / 2}
+	}
+	switch {
+	case v.Kind == ramp.Generator:
+		e.Cause, e.Sentence = CauseGenerator, what+": the generator could not drive the step"
+	default:
+		e.Cause, e.Sentence = explain(ev, sp, what)
+	}
+	if st.Restarted != "" {
+		e.Sentence += " (the app was " + st.Restarted + ")"
+	}
+	e.Sentence = fmt.Sprintf("run %d, %s, %s step %d: %s.", run, stack, c, st.Target.Step, e.Sentence)
+	return e, nil
+}
+
+// SelfTestPause is the planted pause's reading: what the study planted and
+// what the latency timelines found, run by run.
+type SelfTestPause struct {
+	Row       string     `json:"row"`
+	PlantedMs float64    `json:"planted_ms"`
+	EveryMs   float64    `json:"planted_every_ms"`
+	Found     []Periodic `json:"found"`
+	// Windows counts the pause row's windows with a latency timeline; Named
+	// those whose explanation found the pause within PauseTolerance of
+	// both its length and its period.
+	Windows int `json:"windows"`
+	Named   int `json:"named"`
+}
+
+// PauseTolerance is how close the found pause must be to the planted one.
+const PauseTolerance = 0.2
+
+// selfTestPause reads the pause row's explanations against its variant's
+// SELFTEST_PAUSE_MS and SELFTEST_PAUSE_EVERY_MS.
+func selfTestPause(f *results.Folder, st *SelfTest, ex []Explanation, found map[string][]windowFinding) {
+	if st == nil || f.Study.SelfTest == nil || f.Study.SelfTest.Pause == "" {
+		return
+	}
+	row := f.Study.SelfTest.Pause
+	p := &SelfTestPause{Row: row}
+	if v := f.Study.Variant(row); v != nil {
+		p.PlantedMs, _ = strconv.ParseFloat(v.Env["SELFTEST_PAUSE_MS"], 64)
+		p.EveryMs, _ = strconv.ParseFloat(v.Env["SELFTEST_PAUSE_EVERY_MS"], 64)
+	}
+	for key, fs := range found {
+		if strings.HasPrefix(key, row+"\x00") {
+			p.Windows += len(fs)
+		}
+	}
+	near := func(got, want float64) bool { return want > 0 && math.Abs(got-want) <= PauseTolerance*want }
+	for _, e := range ex {
+		if e.Stack != row || e.Periodic == nil {
+			continue
+		}
+		p.Found = append(p.Found, *e.Periodic)
+		if near(e.Periodic.LengthMs, p.PlantedMs) && near(e.Periodic.PeriodMs, p.EveryMs) {
+			p.Named++
+		}
+	}
+	st.Pause = p
+}
