@@ -6,6 +6,7 @@ package render
 
 import (
 	"fmt"
+	"stacklab/analysis/steady"
 	"strings"
 
 	"stacklab/analysis/stat"
@@ -139,7 +140,7 @@ func header(s *summary.Summary) block {
 		"study: " + study,
 		fmt.Sprintf("host: %s (%s, %d cores, %s, kernel %s, cgroup %s, dirty_ratio %d)",
 			s.HostProfile, fp.CPUModel, fp.Cores, units.Bytes(float64(fp.MemoryBytes)), fp.Kernel, fp.CgroupMode, fp.VM.DirtyRatio),
-		fmt.Sprintf("profile: %s (%d runs, warm-up %g s%s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, warmupScope(pm.Extra["warmup"]), pm.DurationS, pm.Connections),
+		fmt.Sprintf("profile: %s (%d runs, warm-up %g s%s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, warmupScope(pm.Extra["warmup"], pm.Extra["warmup_max_s"]), pm.DurationS, pm.Connections),
 		"lab commit: " + s.LabCommit,
 		"dates: " + s.StartedAt + " – " + s.EndedAt,
 		"tools: " + strings.Join(tools, ", "),
@@ -175,8 +176,10 @@ func notQuietRuns(s *summary.Summary) string {
 // warmupScope says what one warm-up preceded (the manifest's extra
 // "warmup", written since 2026-12-01; older folders warmed every window
 // and say nothing).
-func warmupScope(scope string) string {
+func warmupScope(scope, maxS string) string {
 	switch scope {
+	case "steady":
+		return fmt.Sprintf(" or more before every window, until the app is steady (1 s slices until the last two are within %.0f%% of each other, at most %s s)", 100*steady.Tolerance, maxS)
 	case "window":
 		return " before every window"
 	case "container":

@@ -106,22 +106,36 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	if ev.genSat {
 		return CauseGenerator, fmt.Sprintf("%s; the load generator used %.0f%% of its CPUs: it may have been the limit", what, 100*ev.genShare)
 	}
+	cg := cgroupWords(ev.samples, sp)
+	warming := ""
 	if ev.lt != nil {
 		if tr := ev.lt.Trend(); tr.OK && tr.Warming {
-			return CauseWarming, fmt.Sprintf("%s; answers per %d ms rose %.0f%% from the window's first third to its last: the app was still warming up%s",
-				what, ev.lt.Header.BucketMs, 100*(tr.Ratio-1), ev.warmup)
+			warming = fmt.Sprintf("answers per %d ms rose %.0f%% from the window's first third to its last", ev.lt.Header.BucketMs, 100*(tr.Ratio-1))
 		}
 	}
-	if ev.warmup != "" {
-		return CauseWarming, what + ev.warmup
-	}
-	cg := cgroupWords(ev.samples, sp)
+	// An answer gap is the app's stall whatever else was going on: a
+	// still-warming app (a JIT compiling) is said beside it.
 	if ev.lt != nil && ev.lt.Header.AnswerGapMs >= GapMs {
 		s := fmt.Sprintf("%s while the host's hiccup meters saw no stall: the app stopped answering", what)
+		if use, ok := cpuUse(within(ev.samples, sp)); ok {
+			s += fmt.Sprintf(", its cgroup using %.2f CPU meanwhile", use)
+			if ev.cpuLimit > 0 && use < 0.5*ev.cpuLimit {
+				s += " (blocked, or kept off its CPU by another process)"
+			}
+		}
+		if warming != "" {
+			s += " (meanwhile " + warming + ")"
+		}
 		if len(cg) > 0 {
 			return CauseAppStall, s + "; its cgroup showed " + strings.Join(cg, "; ")
 		}
-		return CauseAppStall, s + " (unexplained: nothing in its cgroup timeline at that time)"
+		return CauseAppStall, s + "; nothing in its cgroup timeline at that time says why"
+	}
+	if warming != "" {
+		return CauseWarming, fmt.Sprintf("%s; %s: the app was still warming up%s", what, warming, ev.warmup)
+	}
+	if ev.warmup != "" {
+		return CauseWarming, what + ev.warmup
 	}
 	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
 		s := fmt.Sprintf("%s; the app used %.2f of its %s CPU", what, use, fmtCPUs(ev.cpuLimit))
@@ -148,6 +162,35 @@ func hostStall(logs []hiccuplog.Log, sp span) (hiccuplog.Gap, string, bool) {
 		}
 	}
 	return best, role, found
+}
+
+// within is the samples of ts on the wall clock within sp (a sample
+// either side kept, so a span shorter than the interval has two); all of
+// ts when its samples carry no wall clock, none when fewer than two fit.
+func within(ts []timeline.Sample, sp span) []timeline.Sample {
+	if len(ts) < 2 || ts[0].UnixMs == 0 {
+		return nil
+	}
+	lo, hi := -1, -1
+	for i, s := range ts {
+		at := s.UnixMs * 1e6
+		if at <= sp.from {
+			lo = i
+		}
+		if at >= sp.to && hi < 0 {
+			hi = i
+		}
+	}
+	if lo < 0 {
+		lo = 0
+	}
+	if hi < 0 {
+		hi = len(ts) - 1
+	}
+	if hi-lo < 1 {
+		return nil
+	}
+	return ts[lo : hi+1]
 }
 
 // cgroupWords is what the cgroup timeline shows past the thresholds during

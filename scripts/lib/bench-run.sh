@@ -145,7 +145,7 @@ bench_prepare() {
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (probes/speed)" "${rows[@]}" \
-    --extra "warmup=$(warmup_scope)" \
+    --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
     "${tools[@]}" --lab-commit "$commit"
   for s in "${now[@]}"; do record_image "$s"; done
@@ -156,7 +156,7 @@ bench_prepare() {
 # every window (full), a container's first window (quick), or in the
 # paired profile each row's slices of a case
 warmup_scope() {
-  if ((${PAIRED:-0})); then echo case; elif ((WARM_EACH)); then echo window; else echo container; fi
+  if ((${PAIRED:-0})); then echo case; elif ((WARM_EACH)); then echo steady; else echo container; fi
 }
 
 # late_stack ROW: does ROW's stack wait for its image (LATE_STACKS)?
