@@ -68,6 +68,9 @@ type evidence struct {
 	genShare float64
 	genSat   bool
 	warmup   string // "" steady or unknown; else why the warm-up is suspect
+	// openLoop: a capacity step, whose answers follow the offered rate,
+	// so a rising count of them says nothing of warming.
+	openLoop bool
 }
 
 // span is a stretch of the window to explain, in unix ns.
@@ -108,7 +111,7 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	}
 	cg := cgroupWords(ev.samples, sp)
 	warming := ""
-	if ev.lt != nil {
+	if ev.lt != nil && !ev.openLoop {
 		if tr := ev.lt.Trend(); tr.OK && tr.Warming {
 			warming = fmt.Sprintf("answers per %d ms rose %.0f%% from the window's first third to its last", ev.lt.Header.BucketMs, 100*(tr.Ratio-1))
 		}
@@ -144,10 +147,14 @@ func explain(ev evidence, sp span, what string) (string, string) {
 		}
 		return CauseSaturated, s + ": at its limit"
 	}
-	if len(cg) > 0 {
-		return CauseUnexplained, what + "; its cgroup showed " + strings.Join(cg, "; ") + ", but neither a host stall, the generator, a warming trend nor a CPU limit"
+	cpu := ""
+	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 {
+		cpu = fmt.Sprintf("; the app used %.2f of its %s CPU, below its limit", use, fmtCPUs(ev.cpuLimit))
 	}
-	return CauseUnexplained, what + ": no host stall, no saturated generator or app, no warming trend, nothing in the cgroup timeline"
+	if len(cg) > 0 {
+		return CauseUnexplained, what + cpu + "; its cgroup showed " + strings.Join(cg, "; ") + ", but neither a host stall, the generator, a warming trend nor a CPU limit"
+	}
+	return CauseUnexplained, what + cpu + ": no host stall, no saturated generator or app, no warming trend, nothing in the cgroup timeline"
 }
 
 // hostStall is the longest hiccup ≥ ramp.HostStallMs that overlaps sp.
@@ -338,7 +345,7 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	if err != nil {
 		return e, err
 	}
-	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f)}
+	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f), openLoop: true}
 	if st.Loadgen != nil {
 		ev.genShare, ev.genSat = st.Loadgen.Share(), st.Loadgen.Saturated
 	}
