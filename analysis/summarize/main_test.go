@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"stacklab/analysis/latencyline"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,6 +237,21 @@ func TestFaults(t *testing.T) {
 			must(t, err)
 			must(t, os.WriteFile(p, append([]byte("{not json}\n"), b...), 0o644))
 		}, false, 2, "summarize: RUN/raw/run-1/go-nethttp/up.cgroup.jsonl:1: corrupt cgroup timeline line: invalid character 'n' looking for beginning of object key string\n"},
+		{"corrupt-latency-timeline", synth.Pages(), func(t testing.TB, dir string) {
+			p := writeLatency(t, win(dir, 1, "go-nethttp", "up", ".latency.jsonl"))
+			b, err := os.ReadFile(p)
+			must(t, err)
+			must(t, os.WriteFile(p, bytes.Replace(b, []byte(`"answers":`), []byte(`"answers";`), 2), 0o644))
+		}, false, 2, "summarize: RUN/raw/run-1/go-nethttp/up.latency.jsonl:1: corrupt line: invalid character ';' after object key\n"},
+		{"truncated-latency-timeline", synth.Pages(), func(t testing.TB, dir string) {
+			p := writeLatency(t, win(dir, 1, "go-nethttp", "up", ".latency.jsonl"))
+			b, err := os.ReadFile(p)
+			must(t, err)
+			must(t, os.WriteFile(p, b[:len(b)-20], 0o644))
+		}, false, 2, "summarize: RUN/raw/run-1/go-nethttp/up.latency.jsonl:52: truncated last line: unexpected EOF\n"},
+		{"corrupt-hiccup-record", synth.Pages(), func(t testing.TB, dir string) {
+			must(t, os.WriteFile(win(dir, 1, "go-nethttp", "up", ".hiccup-app.jsonl"), []byte(`{"format":"stacklab-hiccup/1","label":"app"}`+"\n"), 0o644))
+		}, false, 2, "summarize: RUN/raw/run-1/go-nethttp/up.hiccup-app.jsonl:1: corrupt line: header: field cpus is missing\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -332,4 +348,22 @@ func benchSummarize(b *testing.B, tails bool) {
 		}
 	}
 	b.ReportMetric(float64(n), "raw-files")
+}
+
+// writeLatency writes a small, valid latency timeline at p: a 5 s window
+// of 32 connections with one 300 ms stall.
+func writeLatency(t testing.TB, p string) string {
+	var reqs []latencyline.Request
+	for c := int64(0); c < 32; c++ {
+		for at := c * 1e5; at < 5e9; {
+			end := at + 1e6
+			if end > 2e9 && at < 2.3e9 {
+				end = 2.3e9 + 1e6
+			}
+			reqs = append(reqs, latencyline.Request{StartNs: at, EndNs: end, Status: 200})
+			at = end
+		}
+	}
+	must(t, latencyline.WriteFile(p, latencyline.Build(1796160000000000000, latencyline.SourceOha, reqs, latencyline.DefaultBucket)))
+	return p
 }

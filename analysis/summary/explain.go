@@ -246,6 +246,9 @@ func secWords(ms int64) string { return strconv.FormatFloat(float64(ms)/1e3, 'f'
 // appCPULimit is how many CPUs the app may use: the quota in quota mode,
 // else the CPUs of its set; 0 when the manifest does not say.
 func appCPULimit(f *results.Folder) float64 {
+	if f.Manifest == nil {
+		return 0
+	}
 	if _, q := quotaOf(f); q != "" {
 		if v, err := strconv.ParseFloat(q, 64); err == nil {
 			return v

@@ -1,0 +1,153 @@
+package summary
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"stacklab/analysis/golden"
+	"stacklab/analysis/latencyline"
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/results"
+	"stacklab/probes/hiccuplog"
+	"stacklab/probes/timeline"
+)
+
+// t0 is the synthetic windows' clock zero (unix ns).
+const t0 = int64(1_796_160_000_000_000_000)
+
+// closedLoop is 32 connections answering every `every` for secs seconds,
+// each request taking lat, except that nothing is answered during each
+// stall (from, length): the requests in flight then end when it does.
+// rate scales the answers over time (1 steady; >1 at the end: warming).
+func closedLoop(secs float64, lat time.Duration, warm float64, stalls ...[2]time.Duration) []latencyline.Request {
+	var out []latencyline.Request
+	end := time.Duration(secs * float64(time.Second))
+	for c := 0; c < 32; c++ {
+		at := time.Duration(c) * lat / 32
+		for at < end {
+			l := lat
+			if warm > 1 {
+				// slower early on: latency falls from warm× to 1×
+				l = time.Duration(float64(lat) * (warm - (warm-1)*float64(at)/float64(end)))
+			}
+			done := at + l
+			for _, s := range stalls {
+				if done > s[0] && at < s[0]+s[1] {
+					done = s[0] + s[1] + l
+				}
+			}
+			out = append(out, latencyline.Request{StartNs: int64(at), EndNs: int64(done), Status: 200})
+			at = done
+		}
+	}
+	return out
+}
+
+func hiccups(label string, gaps ...[2]time.Duration) hiccuplog.Log {
+	l := hiccuplog.Log{Header: hiccuplog.Header{Format: hiccuplog.FormatID, Label: label, CPUs: "0", StartUnixNs: t0, IntervalUs: 10000, ThresholdUs: 5000}}
+	for _, g := range gaps {
+		l.Gaps = append(l.Gaps, hiccuplog.Gap{AtUnixNs: t0 + int64(g[0]), GapUs: g[1].Microseconds()})
+	}
+	return l
+}
+
+// cgroup is 100 ms samples over secs seconds of an app using cpu CPUs,
+// with dirty+writeback at dirty bytes from `from` on (0: none).
+func cgroup(secs, cpu float64, dirtyFrom time.Duration, dirty uint64) []timeline.Sample {
+	var out []timeline.Sample
+	limit := uint64(4 << 30)
+	thr := uint64(200 << 20)
+	for ms := int64(0); ms <= int64(secs*1000); ms += 100 {
+		d := uint64(0)
+		if dirtyFrom > 0 && time.Duration(ms)*time.Millisecond >= dirtyFrom {
+			d = dirty
+		}
+		out = append(out, timeline.Sample{TMs: ms, UnixMs: (t0 + ms*1e6) / 1e6,
+			CPUUsageNs: timeline.U64(uint64(float64(ms) * 1e6 * cpu)), MemLimitBytes: &limit,
+			DirtyBytes: timeline.U64(d), WritebackBytes: timeline.U64(0), HostDirtyThresholdBytes: &thr,
+			PgMajFault: timeline.U64(0), PSIScope: timeline.PSINone})
+	}
+	return out
+}
+
+func ev(reqs []latencyline.Request, logs []hiccuplog.Log, ts []timeline.Sample) evidence {
+	lt := latencyline.Build(t0, latencyline.SourceOha, reqs, latencyline.DefaultBucket)
+	return evidence{lt: &lt, hiccups: logs, samples: ts, cpuLimit: 1}
+}
+
+// Each rule of the explanations on a synthetic window: the cause it must
+// name, and the sentence (golden), so a change of wording is seen.
+func TestExplainRules(t *testing.T) {
+	stall := [2]time.Duration{4 * time.Second, 300 * time.Millisecond}
+	cases := []struct {
+		name, want string
+		ev         evidence
+	}{
+		{"host hiccup", CauseHost, ev(closedLoop(10, time.Millisecond, 1, stall),
+			[]hiccuplog.Log{hiccups("app"), hiccups("loadgen", [2]time.Duration{4*time.Second + 20*time.Millisecond, 260 * time.Millisecond})},
+			cgroup(10, 0.99, 0, 0))},
+		{"app stall with dirty pages", CauseAppStall, ev(closedLoop(10, time.Millisecond, 1, stall),
+			[]hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.4, 3900*time.Millisecond, 190<<20))},
+		{"periodic pause", CauseAppStall, ev(closedLoop(10, time.Millisecond, 1,
+			[2]time.Duration{2 * time.Second, 300 * time.Millisecond}, [2]time.Duration{4 * time.Second, 300 * time.Millisecond},
+			[2]time.Duration{6 * time.Second, 300 * time.Millisecond}, [2]time.Duration{8 * time.Second, 300 * time.Millisecond}),
+			[]hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.05, 0, 0))},
+		{"warming trend", CauseWarming, ev(closedLoop(10, time.Millisecond, 2.5),
+			[]hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.99, 0, 0))},
+		{"saturated app", CauseSaturated, ev(closedLoop(10, time.Millisecond, 1),
+			[]hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.99, 0, 0))},
+		{"nothing to say", CauseUnexplained, ev(closedLoop(10, time.Millisecond, 1),
+			[]hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))},
+	}
+	gen := ev(closedLoop(10, time.Millisecond, 1), nil, cgroup(10, 0.6, 0, 0))
+	gen.genSat, gen.genShare = true, 0.97
+	cases = append(cases, struct {
+		name, want string
+		ev         evidence
+	}{"generator at its limit", CauseGenerator, gen})
+
+	var out bytes.Buffer
+	for _, tc := range cases {
+		sp, where := stallSpan(tc.ev.lt)
+		cause, s := explain(tc.ev, sp, where)
+		if cause != tc.want {
+			t.Errorf("%s: cause %q, want %q (%s)", tc.name, cause, tc.want, s)
+		}
+		fmt.Fprintf(&out, "%s: %s: %s\n", tc.name, cause, s)
+		if tc.name == "periodic pause" {
+			period, length, n, ok := tc.ev.lt.Periodic()
+			if !ok || !near(period, 2*time.Second) || !near(length, 300*time.Millisecond) {
+				t.Errorf("periodic pause: found %v every %v (%d, %v), want 300ms every 2s within 20%%", length, period, n, ok)
+			}
+			fmt.Fprintf(&out, "  periodic: %v every %v, %d times\n", length, period, n)
+		}
+	}
+	golden.Check(t, "testdata/golden/explain.txt", out.Bytes())
+}
+
+func near(got, want time.Duration) bool {
+	d := got - want
+	if d < 0 {
+		d = -d
+	}
+	return float64(d) <= PauseTolerance*float64(want)
+}
+
+// A capacity step the generator could not drive is the generator's, and
+// one the host stalled in is the host's, before anything the app did.
+func TestExplainStepRules(t *testing.T) {
+	st := &results.Step{Target: results.Target{Step: 5, Rate: 3200, DurationS: 15},
+		Hiccups: []hiccuplog.Log{hiccups("app", [2]time.Duration{time.Second, 180 * time.Millisecond})}}
+	f := &results.Folder{}
+	e, err := explainStep(f, 1, "go-nethttp", "capacity", st, ramp.Verdict{Kind: ramp.Latency, Reason: "p99 310 ms > 100 ms"})
+	if err != nil || e.Cause != CauseHost {
+		t.Errorf("host-stalled step: %+v, %v", e, err)
+	}
+	st.Hiccups = nil
+	e, _ = explainStep(f, 1, "go-nethttp", "capacity", st, ramp.Verdict{Kind: ramp.Generator, Reason: "the generator sent 40% of planned"})
+	if e.Cause != CauseGenerator {
+		t.Errorf("generator step: %+v", e)
+	}
+}
