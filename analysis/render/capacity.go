@@ -152,6 +152,12 @@ func stepsTable(s *summary.Summary, ct *summary.CapacityTable) block {
 			case st.AtCapacity:
 				verdict += " (capacity)"
 			}
+			if st.Why != "" {
+				verdict += "; " + st.Why
+			}
+			if st.Before != "" {
+				verdict += "; before it: " + st.Before
+			}
 			cells := []string{r.Stack, fmt.Sprint(st.Run), fmt.Sprint(st.Step), units.Rate(st.Rate),
 				units.Group(st.Sent), units.Ms(st.P99Ms), units.Ms(st.MeanMs), optional(st.AppCPUs, cpus)}
 			if quota {

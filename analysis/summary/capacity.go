@@ -8,6 +8,7 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
+	"stacklab/analysis/units"
 	"stacklab/probes/timeline"
 )
 
@@ -90,6 +91,11 @@ type CapacityStep struct {
 	// use and (quota mode) throttled periods ÷ periods; nil unknown.
 	AppCPUs   *float64 `json:"app_cpus,omitempty"`
 	Throttled *float64 `json:"throttled_share,omitempty"`
+	// Why says what a step that re-measures a rate was for (package
+	// ramp: a confirmation, a redo after a host stall, a cold first
+	// step); Before, the cooldown or restart that preceded the step.
+	Why    string `json:"why,omitempty"`
+	Before string `json:"before,omitempty"`
 }
 
 // capacityTables builds a table per capacity case of the study.
@@ -148,6 +154,15 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 			}
 			if v, ok := throttled(ts); ok {
 				cs.Throttled = ptr(v)
+			}
+			cs.Why = ramp.Decide(c, steps[:i]).Why
+			if ws := &win.Steps[i]; ws.Restarted != "" {
+				cs.Before = ws.Restarted
+			} else if ws.Settle != nil {
+				cs.Before = fmt.Sprintf("settled in %s", units.Seconds(float64(ws.Settle.WaitedMs)/1e3))
+				if !ws.Settle.Settled {
+					cs.Before = fmt.Sprintf("not settled after %s", units.Seconds(float64(ws.Settle.WaitedMs)/1e3))
+				}
 			}
 			row.Steps = append(row.Steps, cs)
 			ws := &win.Steps[i]
