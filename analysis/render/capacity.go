@@ -139,6 +139,16 @@ func stepsTable(s *summary.Summary, ct *summary.CapacityTable) block {
 		t.header = append(t.header[:8], append([]string{"throttled %"}, t.header[8:]...)...)
 		t.right = append(t.right[:8], append([]bool{true}, t.right[8:]...)...)
 	}
+	gap := false
+	for _, r := range ct.Rows {
+		for _, st := range r.Steps {
+			gap = gap || st.AnswerGapMs != nil
+		}
+	}
+	if gap {
+		t.header = append(t.header[:6], append([]string{"answer gap ms"}, t.header[6:]...)...)
+		t.right = append(t.right[:6], append([]bool{true}, t.right[6:]...)...)
+	}
 	for _, r := range ct.Rows {
 		for _, st := range r.Steps {
 			gen := "not measured"
@@ -159,7 +169,11 @@ func stepsTable(s *summary.Summary, ct *summary.CapacityTable) block {
 				verdict += "; before it: " + st.Before
 			}
 			cells := []string{r.Stack, fmt.Sprint(st.Run), fmt.Sprint(st.Step), units.Rate(st.Rate),
-				units.Group(st.Sent), units.Ms(st.P99Ms), units.Ms(st.MeanMs), optional(st.AppCPUs, cpus)}
+				units.Group(st.Sent), units.Ms(st.P99Ms)}
+			if gap {
+				cells = append(cells, optional(st.AnswerGapMs, func(v float64) string { return units.Group(int64(v + 0.5)) }))
+			}
+			cells = append(cells, units.Ms(st.MeanMs), optional(st.AppCPUs, cpus))
 			if quota {
 				cells = append(cells, optional(st.Throttled, pct1))
 			}

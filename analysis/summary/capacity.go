@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"stacklab/analysis/latencyline"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
@@ -96,6 +97,9 @@ type CapacityStep struct {
 	// step); Before, the cooldown or restart that preceded the step.
 	Why    string `json:"why,omitempty"`
 	Before string `json:"before,omitempty"`
+	// AnswerGapMs is the step's longest stretch with requests in flight
+	// and no answer (its latency timeline); nil without one.
+	AnswerGapMs *float64 `json:"answer_gap_ms,omitempty"`
 }
 
 // capacityTables builds a table per capacity case of the study.
@@ -156,6 +160,13 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 				cs.Throttled = ptr(v)
 			}
 			cs.Why = ramp.Decide(c, steps[:i]).Why
+			if p := win.Steps[i].LatencyPath; p != "" {
+				lt, err := latencyline.Read(p)
+				if err != nil {
+					return row, err
+				}
+				cs.AnswerGapMs = ptr(float64(lt.Header.AnswerGapMs))
+			}
 			if ws := &win.Steps[i]; ws.Restarted != "" {
 				cs.Before = ws.Restarted
 			} else if ws.Settle != nil {
