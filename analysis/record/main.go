@@ -26,6 +26,8 @@
 //	record warmup OUT --slice-s S --min N --max N SLICE.json...   a window's
 //	               warmup.json from its warm-up slices so far; prints again,
 //	               steady or unsteady
+//	record pauses OUT --runtime jvm < LOG   the runtime's pauses in a
+//	               window's container log (none: no file)
 //	record timing DIR --wall-ms N --eta-first-s N --windows N --window-s S
 //	               [--phase KIND=COUNT:MS]...   the bench's time against its
 //	               windows and its first ETA, into the manifest, and one line
@@ -81,6 +83,8 @@ func main() {
 		err = rows(dir, args)
 	case "warmup":
 		err = warmup(dir, args)
+	case "pauses":
+		err = pausesCmd(dir, args)
 	case "timing":
 		err = update(dir, args, timing)
 	case "adopt-study":

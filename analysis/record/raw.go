@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"bytes"
 	"math"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
+	"stacklab/analysis/pauses"
 	"stacklab/analysis/results"
 	"stacklab/analysis/steady"
 	"stacklab/probes/cgroupstat"
@@ -159,4 +161,29 @@ func warmup(out string, args []string) error {
 	}
 	fmt.Println(w.Word())
 	return nil
+}
+
+// pausesCmd keeps the runtime's pauses from a container's log for one
+// window (stdin: the log, as `docker logs --since --until` gives it): OUT
+// gets them as a pauses file (package pauses); with none, no file.
+//
+//	record pauses OUT --runtime jvm < LOG
+func pausesCmd(out string, args []string) error {
+	fl := flag.NewFlagSet("record pauses", flag.ContinueOnError)
+	runtime := fl.String("runtime", "", "whose log it is: jvm")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *runtime != "jvm" {
+		return fmt.Errorf("--runtime %q: the lab reads the pauses of jvm only", *runtime)
+	}
+	ps, err := pauses.ParseJVM(os.Stdin)
+	if err != nil || len(ps) == 0 {
+		return err
+	}
+	var b bytes.Buffer
+	if err := pauses.Write(&b, *runtime, ps); err != nil {
+		return err
+	}
+	return os.WriteFile(out, b.Bytes(), 0o644)
 }

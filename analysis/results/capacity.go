@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/vegeta"
 	"stacklab/probes/hiccuplog"
@@ -29,6 +30,7 @@ import (
 //	raw/run-N/<stack>/<case>/step-NN.hiccup-app.jsonl, .hiccup-loadgen.jsonl  the hiccup meters (probes/hiccuplog)
 //	raw/run-N/<stack>/<case>/step-NN.settle.json   the cooldown before the step (probes/settle), after a failed one
 //	raw/run-N/<stack>/<case>/step-NN.restart       the app did not settle and was restarted before the step
+//	raw/run-N/<stack>/<case>/step-NN.pauses.jsonl  the runtime's own pauses during the step (package pauses)
 //	raw/run-N/<stack>/<case>/step-NN.error         the bench could not measure the step
 
 // Target is a step's plan, written by `record step` before it runs.
@@ -62,6 +64,8 @@ type Step struct {
 	// restarted before the step instead.
 	Settle    *Settle
 	Restarted string
+	// Pauses are the runtime's own pauses during the step (package pauses).
+	Pauses []pauses.Pause
 }
 
 // Settle is probes/settle's record of a cooldown.
@@ -249,6 +253,9 @@ func LoadSteps(dir string) ([]Step, error) {
 			return nil, err
 		} else if ok {
 			s.Settle = &st
+		}
+		if s.Pauses, err = readPauses(base + ".pauses.jsonl"); err != nil {
+			return nil, err
 		}
 		if b, err := os.ReadFile(base + ".restart"); err == nil {
 			s.Restarted = firstLine(string(b))

@@ -17,6 +17,7 @@ import (
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
+	"stacklab/analysis/pauses"
 	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
 	"stacklab/probes/answer"
@@ -116,6 +117,9 @@ type Window struct {
 	// Warmup is the window's warm-up to steady state (<case>.warmup.json),
 	// nil for windows warmed for a fixed time (or not at all).
 	Warmup *steady.Warmup
+	// Pauses are the pauses the app's runtime reported during the window
+	// (<case>.pauses.jsonl, package pauses), nil when it keeps none.
+	Pauses []pauses.Pause
 }
 
 // Rows is a write case's row count around the window.
@@ -406,6 +410,9 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	if w.Hiccups, err = readHiccups(filepath.Join(dir, base)); err != nil {
 		return nil, err
 	}
+	if w.Pauses, err = readPauses(filepath.Join(dir, base+".pauses.jsonl")); err != nil {
+		return nil, err
+	}
 	if wpath := filepath.Join(dir, base+".warmup.json"); exists(wpath) {
 		if w.Warmup, err = steady.Read(wpath); err != nil {
 			return nil, &Error{Path: wpath, Msg: strings.TrimPrefix(err.Error(), wpath+": ")}
@@ -496,4 +503,16 @@ func optionalJSON(dir, rel string, v any) (bool, error) {
 		return false, &Error{path, "truncated or corrupt JSON: " + err.Error()}
 	}
 	return true, nil
+}
+
+// readPauses reads a pauses file where there is one (nil, nil when not).
+func readPauses(path string) ([]pauses.Pause, error) {
+	if !exists(path) {
+		return nil, nil
+	}
+	_, ps, err := pauses.Read(path)
+	if err != nil {
+		return nil, &Error{Path: path, Msg: strings.TrimPrefix(err.Error(), path+": ")}
+	}
+	return ps, nil
 }

@@ -3,11 +3,13 @@ package summary
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"stacklab/analysis/latencyline"
+	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/units"
@@ -71,7 +73,12 @@ type evidence struct {
 	// openLoop: a capacity step, whose answers follow the offered rate,
 	// so a rising count of them says nothing of warming.
 	openLoop bool
+	// pauses are the runtime's own (a JVM's GC), nil when it keeps none.
+	pauses []pauses.Pause
 }
+
+// runtimeMs: a runtime pause this long within a stall names it.
+const runtimeMs = 20
 
 // span is a stretch of the window to explain, in unix ns.
 type span struct{ from, to int64 }
@@ -110,6 +117,9 @@ func explain(ev evidence, sp span, what string) (string, string) {
 		return CauseGenerator, fmt.Sprintf("%s; the load generator used %.0f%% of its CPUs: it may have been the limit", what, 100*ev.genShare)
 	}
 	cg := cgroupWords(ev.samples, sp)
+	if rt := runtimeWords(ev.pauses, sp); rt != "" {
+		return CauseAppStall, fmt.Sprintf("%s; the runtime itself paused then: %s (the host's hiccup meters saw no stall)", what, rt)
+	}
 	warming := ""
 	if ev.lt != nil && !ev.openLoop {
 		if tr := ev.lt.Trend(); tr.OK && tr.Warming {
@@ -155,6 +165,27 @@ func explain(ev evidence, sp span, what string) (string, string) {
 		return CauseUnexplained, what + cpu + "; its cgroup showed " + strings.Join(cg, "; ") + ", but neither a host stall, the generator, a warming trend nor a CPU limit"
 	}
 	return CauseUnexplained, what + cpu + ": no host stall, no saturated generator or app, no warming trend, nothing in the cgroup timeline"
+}
+
+// runtimeWords names the runtime's pauses of runtimeMs or more that
+// overlap sp, longest first, at most three; "" when none.
+func runtimeWords(ps []pauses.Pause, sp span) string {
+	var in []pauses.Pause
+	for _, p := range pauses.During(ps, sp.from-slopMs*1e6, sp.to+slopMs*1e6) {
+		if p.Ms >= runtimeMs {
+			in = append(in, p)
+		}
+	}
+	sort.SliceStable(in, func(i, j int) bool { return in[i].Ms > in[j].Ms })
+	var words []string
+	for i, p := range in {
+		if i == 3 {
+			words = append(words, fmt.Sprintf("%d more", len(in)-3))
+			break
+		}
+		words = append(words, fmt.Sprintf("%s %s", p.What, units.Seconds(p.Ms/1e3)))
+	}
+	return strings.Join(words, ", ")
 }
 
 // hostStall is the longest hiccup ≥ ramp.HostStallMs that overlaps sp.
@@ -279,7 +310,7 @@ func windowEvidence(f *results.Folder, w *results.Window) (*evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w)}
+	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w), pauses: w.Pauses}
 	if w.Loadgen != nil {
 		ev.genShare, ev.genSat = w.Loadgen.Share(), w.Loadgen.Saturated
 	}
@@ -348,7 +379,7 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	if err != nil {
 		return e, err
 	}
-	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f), openLoop: true}
+	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f), openLoop: true, pauses: st.Pauses}
 	if st.Loadgen != nil {
 		ev.genShare, ev.genSat = st.Loadgen.Share(), st.Loadgen.Saturated
 	}

@@ -8,6 +8,7 @@ import (
 
 	"stacklab/analysis/golden"
 	"stacklab/analysis/latencyline"
+	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/probes/hiccuplog"
@@ -101,6 +102,13 @@ func TestExplainRules(t *testing.T) {
 		{"nothing to say", CauseUnexplained, ev(closedLoop(10, time.Millisecond, 1),
 			[]hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))},
 	}
+	gc := ev(closedLoop(10, time.Millisecond, 1, stall), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.99, 0, 0))
+	gc.pauses = []pauses.Pause{{AtUnixNs: t0 + int64(4*time.Second), Ms: 296.1, What: "GC(7) Pause Full (Ergonomics)"},
+		{AtUnixNs: t0 + int64(time.Second), Ms: 4.2, What: "GC(6) Pause Young (Allocation Failure)"}}
+	cases = append(cases, struct {
+		name, want string
+		ev         evidence
+	}{"the JVM's collector", CauseAppStall, gc})
 	gen := ev(closedLoop(10, time.Millisecond, 1), nil, cgroup(10, 0.6, 0, 0))
 	gen.genSat, gen.genShare = true, 0.97
 	cases = append(cases, struct {

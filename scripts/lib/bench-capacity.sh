@@ -162,9 +162,12 @@ ramp_step() {
   ports_settle
   lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION"
   vegeta_step "$WORK/warmup" "$w" "$rate" "$WARMUP" || true
+  local since
+  since=$(date -u +%FT%T.%NZ)
   sampler_start "$base.cgroup.jsonl"
   hiccup_start "$base"
   vegeta_step "$base" "$w" "$rate" "$DURATION" || rc=$?
+  runtime_pauses "$row" "$since" "$base.pauses.jsonl"
   if ! container_running "$CONTAINER"; then
     echo "the container exited during the step" >"$base.error"
     fail_cases "$run" "$row" "the container exited during step $n ($rate req/s)" "$w"

@@ -251,6 +251,8 @@ run_case() {
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
   [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
   canary_read "$dir/$w.canary.jsonl" before
+  local since
+  since=$(date -u +%FT%T.%NZ)
   sampler_start "$dir/$w.cgroup.jsonl"
   hiccup_start "$dir/$w"
   local companion=""
@@ -265,6 +267,7 @@ run_case() {
   [[ -n "$companion" ]] && { finish_background "$companion" || oha_rc=$?; }
   hiccup_stop
   sampler_stop
+  runtime_pauses "$row" "$since" "$dir/$w.pauses.jsonl"
   window_record "$dir/$w.json" || ((oha_rc)) || oha_rc=1
   [[ -n "$companion" ]] && { window_record "$dir/$w.writers.json" || ((oha_rc)) || oha_rc=1; }
   canary_read "$dir/$w.canary.jsonl" after
@@ -364,6 +367,17 @@ sampler_stop() {
   lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "$LOADGEN_CPUS" 2>/dev/null || true
   rm -f "$SAMPLER_OUT.time"
   SAMPLER_PID="" SAMPLER_OUT=""
+}
+
+# runtime_pauses ROW SINCE OUT: for a stack whose runtime logs its own
+# pauses (stack.env PAUSE_LOG), the ones in the container's log since
+# SINCE into OUT (record pauses keeps only those lines; none, no file)
+runtime_pauses() {
+  local kind
+  kind=$(stack_env_get "$(row_stack "$1")" PAUSE_LOG)
+  [[ -n "$kind" ]] || return 0
+  docker logs --since "$2" "$CONTAINER" 2>&1 | lab_tool record pauses "$3" --runtime "$kind" ||
+    note "bench: ${3#"$RUN_DIR"/}: the runtime's pauses could not be kept"
 }
 
 # hiccup_start BASE: the hiccup meter (probes/hiccup: a 1 ms sleep loop
