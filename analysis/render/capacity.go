@@ -96,19 +96,41 @@ func hasDeciding(ct *summary.CapacityTable) bool {
 	return false
 }
 
-// decidingBlocks says, run by run, what bounded each row's capacity.
+// RepeatTolerance is how far apart (max ÷ min − 1) a row's capacities
+// may be for the runs to count as agreeing.
+const RepeatTolerance = 0.15
+
+// decidingBlocks says, run by run, what bounded each row's capacity, and
+// whether the runs agree.
 func decidingBlocks(ct *summary.CapacityTable) []block {
-	var items []string
+	var items, repeat []string
 	for _, r := range ct.Rows {
 		for _, d := range r.Deciding {
 			items = append(items, d.Sentence)
+		}
+		if r.ReqPerSec.N < 2 || len(r.Deciding) == 0 {
+			continue
+		}
+		spread := r.ReqPerSec.Max/r.ReqPerSec.Min - 1
+		var causes []string
+		for _, d := range r.Deciding {
+			causes = append(causes, fmt.Sprintf("run %d %s at step %d", d.Run, d.Cause, d.Step))
+		}
+		if spread <= RepeatTolerance {
+			repeat = append(repeat, fmt.Sprintf("%s: the runs agree (%s to %s req/s, %.0f%% apart)", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread))
+		} else {
+			repeat = append(repeat, fmt.Sprintf("%s: the runs **disagree** (%s to %s req/s, %.0f%% apart); what bounded each: %s", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread, strings.Join(causes, "; ")))
 		}
 	}
 	if len(items) == 0 {
 		return nil
 	}
-	return []block{p("The failed step that bounded each run's capacity, and its cause (host: the hiccup meters saw the host stall; app stall: answers stopped with the host quiet; app saturated: the app at its CPU limit; generator: the generator could not drive the step; unexplained: none of these):"),
+	out := []block{p("The failed step that bounded each run's capacity, and its cause (host: the hiccup meters saw the host stall; app stall: answers stopped with the host quiet; app saturated: the app at its CPU limit; generator: the generator could not drive the step; unexplained: none of these):"),
 		{kind: list, items: items}}
+	if len(repeat) > 0 {
+		out = append(out, p("Run to run (agreeing: within %.0f%%):", 100*RepeatTolerance), block{kind: list, items: repeat})
+	}
+	return out
 }
 
 func pct1(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
