@@ -51,8 +51,18 @@ func samplerBlocks(s *summary.Summary) []block {
 	}
 	med := stat.Of(changes).Median
 	return append([]block{h(2, "the sampler's cost"),
-		p("The same case measured again without the cgroup sampler, right after, in the same container: median change %+.1f%% in req/s (the sampler runs on the load generator's CPUs).", 100*med),
+		p("The same case measured again without the cgroup sampler, right after, in the same container: median change %+.1f%% in req/s (the sampler runs on the load generator's CPUs).%s", 100*med, recheckWords(s.SamplerCost)),
 		{kind: list, items: items}}, samplerCPUBlocks(s, false)...)
+}
+
+// recheckWords says how "with" was taken when the run rechecked it.
+func recheckWords(pairs []summary.SamplerPair) string {
+	for _, sp := range pairs {
+		if sp.Rechecked {
+			return " \"With\" is the mean of the measured window and the same case measured once more with everything on after the windows without: the windows after a measured one run on a warmer app, and this way the order cannot pass for a cost."
+		}
+	}
+	return ""
 }
 
 func h(level int, text string) block { return block{kind: heading, level: level, text: text} }
@@ -502,7 +512,7 @@ func timelineCostBlocks(s *summary.Summary) []block {
 			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
 	}
 	return []block{h(2, "the latency timeline's and hiccup meters' cost"),
-		p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right after, in the same container: median change %+.1f%% in req/s.", 100*stat.Of(changes).Median),
+		p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right after, in the same container: median change %+.1f%% in req/s.%s", 100*stat.Of(changes).Median, recheckWords(s.TimelineCost)),
 		{kind: list, items: items}}
 }
 

@@ -107,6 +107,11 @@ type Window struct {
 	// sampler but without the latency timeline and the hiccup meters
 	// (<case>.notimeline.json): what those cost.
 	NoTimeline *oha.Result
+	// Recheck is the same case once more with every instrument on, after
+	// the two without (<case>.recheck.json): the costs are taken against
+	// the mean of it and the measured window, which the order then cannot
+	// bias.
+	Recheck *oha.Result
 	// LatencyPath is the window's latency timeline (<case>.latency.jsonl,
 	// package latencyline), "" when absent; read on demand, like the
 	// cgroup timeline.
@@ -402,6 +407,9 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 		return nil, err
 	}
 	if w.NoTimeline, err = optionalOha(dir, base+".notimeline.json"); err != nil {
+		return nil, err
+	}
+	if w.Recheck, err = optionalOha(dir, base+".recheck.json"); err != nil {
 		return nil, err
 	}
 	if lpath := filepath.Join(dir, base+".latency.jsonl"); exists(lpath) {

@@ -303,8 +303,10 @@ canary_read() {
 # measure the study's sampler_check window again with no sampler
 # (<window>.nosampler.json: the timeline and hiccup meters on), then with
 # the sampler but no latency timeline and no hiccup meters
-# (<window>.notimeline.json), so the summary can show what each kind of
-# watching costs in req/s, within the same run.
+# (<window>.notimeline.json), then with everything on again
+# (<window>.recheck.json), so the summary can show what each kind of
+# watching costs in req/s, within the same run, against the mean of the
+# windows with it on either side.
 sampler_check() {
   local run=$1 row=$2 w=$3 dir=$4
   ((SAMPLER)) && [[ "$w" == "$SAMPLER_CHECK" && "$row" == "$(run_order "$run" | head -n1)" ]] || return 0
@@ -322,7 +324,16 @@ sampler_check() {
   window_start "$dir/$w.notimeline.json" "$DURATION" "$WORK/plan/$w.oha"
   window_finish "$BG_PID" "$dir/$w.notimeline.json" || true
   sampler_stop
-  rm -f "$WORK"/check.*
+  # and once more with everything on: the windows after a measured one
+  # run on a warmer app, so each cost is taken against the mean of the
+  # measured window and this one, around the two without
+  sampler_start "$WORK/check.cgroup.jsonl"
+  hiccup_start "$WORK/check"
+  window_start "$dir/$w.recheck.json" "$DURATION" "$WORK/plan/$w.oha" timeline
+  window_finish "$BG_PID" "$dir/$w.recheck.json" || true
+  hiccup_stop
+  sampler_stop
+  rm -f "$WORK"/check.* "$dir/$w.recheck.latency.jsonl"
   eta_done sampler "$t0"
 }
 
