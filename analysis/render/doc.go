@@ -501,8 +501,19 @@ func explanationBlocks(s *summary.Summary) []block {
 // timelineCostBlocks: what keeping every answer's timing and running the
 // hiccup meters cost in req/s, measured as pairs within the run.
 func timelineCostBlocks(s *summary.Summary) []block {
+	var meters []string
+	for _, hc := range s.HiccupCPU {
+		meters = append(meters, fmt.Sprintf("on the %s CPUs a median %.2f%% (%.2f–%.2f%%) of one CPU over %d meters", roleName(hc.Role), 100*hc.Share.Median, 100*hc.Share.Min, 100*hc.Share.Max, hc.Meters))
+	}
+	var direct []block
+	if len(meters) > 0 {
+		direct = []block{p("Measured directly: the hiccup meters' own CPU time (each log's `cpu_ns`, sleeping %s between looks) was %s.", s.HiccupCPU[0].Interval, strings.Join(meters, "; "))}
+	}
 	if len(s.TimelineCost) == 0 {
-		return nil
+		if len(direct) == 0 {
+			return nil
+		}
+		return append([]block{h(2, "the latency timeline's and hiccup meters' cost")}, direct...)
 	}
 	var items []string
 	var changes []float64
@@ -511,9 +522,16 @@ func timelineCostBlocks(s *summary.Summary) []block {
 		items = append(items, fmt.Sprintf("run %d, %s %s: %s req/s with the latency timeline and hiccup meters, %s without (%+.1f%%)",
 			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
 	}
-	return []block{h(2, "the latency timeline's and hiccup meters' cost"),
+	return append([]block{h(2, "the latency timeline's and hiccup meters' cost"),
 		p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right after, in the same container: median change %+.1f%% in req/s.%s", 100*stat.Of(changes).Median, recheckWords(s.TimelineCost)),
-		{kind: list, items: items}}
+		{kind: list, items: items}}, direct...)
+}
+
+func roleName(role string) string {
+	if role == "loadgen" {
+		return "load generator's"
+	}
+	return "app's"
 }
 
 func resourceTable(s *summary.Summary) block {

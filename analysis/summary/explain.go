@@ -12,6 +12,7 @@ import (
 	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
+	"stacklab/analysis/stat"
 	"stacklab/analysis/units"
 	"stacklab/probes/hiccuplog"
 	"stacklab/probes/timeline"
@@ -455,4 +456,45 @@ func selfTestPause(f *results.Folder, st *SelfTest, ex []Explanation, found map[
 		}
 	}
 	st.Pause = p
+}
+
+// HiccupCPU is the hiccup meters' own CPU time, per role ("app" first):
+// each meter's cpu_ns over its span, the share of one CPU it took.
+type HiccupCPU struct {
+	Role     string     `json:"role"`
+	Meters   int        `json:"meters"`
+	Share    stat.Range `json:"share"`
+	Interval string     `json:"interval"`
+}
+
+// hiccupCPU reads every window's and step's hiccup end lines.
+func hiccupCPU(f *results.Folder) []HiccupCPU {
+	by := map[string][]float64{}
+	interval := map[string]string{}
+	add := func(logs []hiccuplog.Log) {
+		for _, l := range logs {
+			if l.End == nil || l.End.EndUnixNs <= l.Header.StartUnixNs {
+				continue
+			}
+			by[l.Header.Label] = append(by[l.Header.Label], float64(l.End.CPUNs)/float64(l.End.EndUnixNs-l.Header.StartUnixNs))
+			interval[l.Header.Label] = l.Header.Interval().String()
+		}
+	}
+	for _, r := range f.Runs {
+		for _, sr := range r.Stacks {
+			for _, w := range sr.Windows {
+				add(w.Hiccups)
+				for _, st := range w.Steps {
+					add(st.Hiccups)
+				}
+			}
+		}
+	}
+	var out []HiccupCPU
+	for _, role := range []string{"app", "loadgen"} {
+		if v := by[role]; len(v) > 0 {
+			out = append(out, HiccupCPU{Role: role, Meters: len(v), Share: stat.Of(v), Interval: interval[role]})
+		}
+	}
+	return out
 }

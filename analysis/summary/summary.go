@@ -76,6 +76,8 @@ type Summary struct {
 	// TimelineCost compares a case measured with and without the latency
 	// timeline and hiccup meters in the same run and container.
 	TimelineCost []SamplerPair `json:"timeline_cost,omitempty"`
+	// HiccupCPU is the hiccup meters' own CPU time, per role.
+	HiccupCPU []HiccupCPU `json:"hiccup_cpu,omitempty"`
 	// NotQuiet lists each kept run that was not measured on a quiet host,
 	// with the gate's reasons (manifest.Quiet.NotQuiet); absent when every
 	// kept run was quiet or has no evidence.
@@ -379,6 +381,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.Explanations, s.Explained = ex, len(found) > 0
 	s.markFindings(found)
 	s.TimelineCost = timelineCost(f)
+	s.HiccupCPU = hiccupCPU(f)
 	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
 	selfTestPause(f, s.SelfTest, s.Explanations, found)
 	s.Canary = canary(f, s.Sections)

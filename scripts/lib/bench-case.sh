@@ -395,9 +395,9 @@ runtime_pauses() {
 # that records every oversleep) pinned to the app's CPUs and one pinned to
 # the generator's, into BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl:
 # the host's own stalls, on the clock of the latency timeline. It sleeps
-# 20 ms, not jHiccup's 1 ms: a wake cost 135 µs of CPU under load on these
-# VMs (1.35% of a CPU at 10 ms, the median of 36 meters in
-# results/2026-12-01-local-selftest-pause), taken from the app on its CPU;
+# 20 ms, not jHiccup's 1 ms: at 10 ms the meter on the app's CPU used a
+# median 1.58% of it (18 meters, results/2026-12-01-local-selftest-pause),
+# taken from the app;
 # at 20 ms it is about 0.7%, and a stall of 50 ms or more (the host's, to
 # the explanations) is still seen whole.
 HICCUP_INTERVAL=20ms
