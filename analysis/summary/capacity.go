@@ -102,6 +102,45 @@ type CapacityStep struct {
 	AnswerGapMs *float64 `json:"answer_gap_ms,omitempty"`
 }
 
+// OverloadFactor: a step after the run's first failed one whose app CPU
+// per request is this many times that of the nearest rate that passed
+// before the failure ran on an app the overload left slower.
+const OverloadFactor = 1.3
+
+// overloadWords says, for the last of a run's steps so far (with their
+// verdicts), whether it ran on an app the run's first failed step left
+// slower, "" when not or when it cannot be told.
+func overloadWords(steps []CapacityStep, verdicts []ramp.Verdict) string {
+	n := len(steps) - 1
+	fail := -1
+	for i, v := range verdicts[:n] {
+		if v.Kind != ramp.Pass {
+			fail = i
+			break
+		}
+	}
+	cur := steps[n]
+	if fail < 0 || cur.AppCPUs == nil || cur.Rate <= 0 {
+		return ""
+	}
+	var ref *CapacityStep
+	for i := 0; i < fail; i++ {
+		st := &steps[i]
+		if verdicts[i].Kind == ramp.Pass && st.AppCPUs != nil && (ref == nil || math.Abs(st.Rate-cur.Rate) < math.Abs(ref.Rate-cur.Rate)) {
+			ref = st
+		}
+	}
+	if ref == nil || *ref.AppCPUs <= 0 {
+		return ""
+	}
+	now, then := *cur.AppCPUs/cur.Rate, *ref.AppCPUs/ref.Rate
+	if now < OverloadFactor*then {
+		return ""
+	}
+	return fmt.Sprintf("the app spent %s of CPU per request, %.1f× the %s it spent at %s req/s (step %d) before the first failed step (%d): the overload left it slower, though the cooldown found it idle and answering",
+		units.Seconds(now), now/then, units.Seconds(then), units.Rate(ref.Rate), ref.Step, steps[fail].Step)
+}
+
 // capacityTables builds a table per capacity case of the study.
 func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 	var out []CapacityTable
@@ -181,7 +220,7 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 				s.Explained = true
 			}
 			if v := cp.State.Verdicts[i]; v.Kind != ramp.Pass && (ws.LatencyPath != "" || len(ws.Hiccups) > 0) {
-				e, err := explainStep(f, r.N, stack, c.Name, ws, v)
+				e, err := explainStep(f, r.N, stack, c.Name, ws, v, overloadWords(row.Steps[len(row.Steps)-i-1:], cp.State.Verdicts[:i+1]))
 				if err != nil {
 					return row, err
 				}

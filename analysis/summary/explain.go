@@ -28,6 +28,9 @@ const (
 	CauseAppStall    = "app stall"
 	CauseSaturated   = "app saturated"
 	CauseUnexplained = "unexplained"
+	// CauseOverload: a capacity step on an app an earlier, overloaded step
+	// left slower (its CPU per request up), idle or not.
+	CauseOverload = "after overload"
 )
 
 // Thresholds of the explanations.
@@ -374,7 +377,7 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 }
 
 // explainStep names the cause of a failed capacity step.
-func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, v ramp.Verdict) (Explanation, error) {
+func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, v ramp.Verdict, overload string) (Explanation, error) {
 	e := Explanation{Run: run, Stack: stack, Case: c, Step: st.Target.Step}
 	ts, err := st.ReadTimeline()
 	if err != nil {
@@ -403,6 +406,9 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 		e.Cause, e.Sentence = CauseGenerator, what+": the generator could not drive the step"
 	default:
 		e.Cause, e.Sentence = explain(ev, sp, what)
+		if overload != "" && e.Cause != CauseHost && e.Cause != CauseGenerator {
+			e.Cause, e.Sentence = CauseOverload, what+"; "+overload
+		}
 	}
 	if st.Restarted != "" {
 		e.Sentence += " (the app was " + st.Restarted + ")"

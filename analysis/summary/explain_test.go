@@ -149,12 +149,12 @@ func TestExplainStepRules(t *testing.T) {
 	st := &results.Step{Target: results.Target{Step: 5, Rate: 3200, DurationS: 15},
 		Hiccups: []hiccuplog.Log{hiccups("app", [2]time.Duration{time.Second, 180 * time.Millisecond})}}
 	f := &results.Folder{}
-	e, err := explainStep(f, 1, "go-nethttp", "capacity", st, ramp.Verdict{Kind: ramp.Latency, Reason: "p99 310 ms > 100 ms"})
+	e, err := explainStep(f, 1, "go-nethttp", "capacity", st, ramp.Verdict{Kind: ramp.Latency, Reason: "p99 310 ms > 100 ms"}, "")
 	if err != nil || e.Cause != CauseHost {
 		t.Errorf("host-stalled step: %+v, %v", e, err)
 	}
 	st.Hiccups = nil
-	e, _ = explainStep(f, 1, "go-nethttp", "capacity", st, ramp.Verdict{Kind: ramp.Generator, Reason: "the generator sent 40% of planned"})
+	e, _ = explainStep(f, 1, "go-nethttp", "capacity", st, ramp.Verdict{Kind: ramp.Generator, Reason: "the generator sent 40% of planned"}, "")
 	if e.Cause != CauseGenerator {
 		t.Errorf("generator step: %+v", e)
 	}
