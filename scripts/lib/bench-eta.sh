@@ -40,7 +40,11 @@ eta_start() {
   # nine stacks, 0.3 s for go and c, 8 s for java-spring).
   # A capacity window is a ramp: plan's guess of its steps, each a warm-up
   # and a window plus about a second around it.
-  local warm=$((WARMUP * 1000 + 40)) win=$((DURATION * 1000 + 300)) all=0
+  # A warm-up runs until the app is steady: 5.0 s on average over the 72
+  # of the default quick study, nine stacks
+  # (results/2026-12-01-local-all-quick-steady), never under the profile's
+  # WARMUP; a ramp's step warms up for WARMUP exactly.
+  local warm=$((WARMUP * 1000 + 40)) steady=$(((WARMUP > 5 ? WARMUP : 5) * 1000 + 40)) win=$((DURATION * 1000 + 300)) all=0
   for w in "${WINDOWS[@]}"; do
     if ((WIN_RAMP[$w])); then
       all=$((all + ${WIN_RAMP_STEPS[$w]:-10} * (warm + win + 500)))
@@ -49,7 +53,7 @@ eta_start() {
     fi
   done
   ETA_GUESS_MS=([quiet]=$(eta_quiet_guess_ms) [ceilings]=$((ceilings * (DURATION * 1000 + 100))) [boot]=2600
-    [warmup]=$warm [window]=$((all / ${#WINDOWS[@]})) [restart]=1450 [sampler]=$((warm + win)) [stop]=150)
+    [warmup]=$steady [window]=$((all / ${#WINDOWS[@]})) [restart]=1450 [sampler]=$((warm + 3 * win)) [stop]=150)
   eta_add_runs "$RUNS"
   ETA_T0_MS=$(eta_now)
   ETA_FIRST_S=$(eta_left_s)
