@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"stacklab/analysis/latencyline"
+	"stacklab/analysis/oha"
 	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
@@ -31,14 +32,19 @@ const (
 	// CauseOverload: a capacity step on an app an earlier, overloaded step
 	// left slower (its CPU per request up), idle or not.
 	CauseOverload = "after overload"
+	// CauseFirstAnswers: the gap is the window's first requests' own
+	// latency (an upstream wait), not a stall.
+	CauseFirstAnswers = "first answers"
 )
 
 // Thresholds of the explanations.
 const (
 	// GapMs: an answer gap this long is explained whatever the tail.
 	GapMs = 100
-	// saturatedShare: the app used this share of the CPUs it may use.
-	saturatedShare = 0.95
+	// saturatedShare: the app used this share of the CPUs it may use (a
+	// closed loop's app at 92% of its CPU is the bottleneck, the rest lost
+	// to the kernel and the instruments beside it).
+	saturatedShare = 0.90
 	// slopMs widens a stall's span when lining it up with a hiccup: the
 	// two clocks are read by different processes.
 	slopMs = 50
@@ -190,6 +196,15 @@ func runtimeWords(ps []pauses.Pause, sp span) string {
 		words = append(words, fmt.Sprintf("%s %s", p.What, units.Seconds(p.Ms/1e3)))
 	}
 	return strings.Join(words, ", ")
+}
+
+// firstAnswers says the longest answer gap is the wait for the window's
+// first answers (it begins at the window's start) and no longer than
+// twice the median latency: requests that wait 100 ms on an upstream
+// cannot be answered sooner.
+func firstAnswers(h latencyline.Header, res *oha.Result) bool {
+	p50, ok := res.Percentile("p50")
+	return ok && h.AnswerGapAtMs == 0 && float64(h.AnswerGapMs) <= 2*p50*1000
 }
 
 // hostStall is the longest hiccup ≥ ramp.HostStallMs that overlaps sp.
@@ -353,6 +368,13 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 				found[key] = append(found[key], windowFinding{w.Run, float64(ev.lt.Header.AnswerGapMs), (tr.OK && tr.Warming) || ev.warmup != ""})
 				tail := outlier(w.Result)
 				if !tail && ev.lt.Header.AnswerGapMs < GapMs {
+					continue
+				}
+				if h := ev.lt.Header; !tail && firstAnswers(h, w.Result) {
+					p50, _ := w.Result.Percentile("p50")
+					out = append(out, Explanation{Run: w.Run, Stack: w.Stack, Case: w.Case, Cause: CauseFirstAnswers,
+						Sentence: fmt.Sprintf("run %d, %s, %s: no answer for the window's first %s, no more than twice its median latency (p50 %s): the first requests' own time, not a stall.",
+							w.Run, w.Stack, w.Case, msWords(float64(h.AnswerGapMs)), units.Seconds(p50))})
 					continue
 				}
 				sp, where := stallSpan(ev.lt)
