@@ -42,17 +42,23 @@ func samplerBlocks(s *summary.Summary) []block {
 	if len(s.SamplerCost) == 0 {
 		return samplerCPUBlocks(s, true)
 	}
-	var items []string
-	var changes []float64
-	for _, sp := range s.SamplerCost {
-		changes = append(changes, sp.Change())
-		items = append(items, fmt.Sprintf("run %d, %s %s: %s req/s with the sampler, %s without (%+.1f%%)",
-			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
-	}
-	med := stat.Of(changes).Median
+	items, med := pairItems(s.SamplerCost, "the sampler")
 	return append([]block{h(2, "the sampler's cost"),
 		p("The same case measured again without the cgroup sampler, right after, in the same container: median change %+.1f%% in req/s (the sampler runs on the load generator's CPUs).%s", 100*med, recheckWords(s.SamplerCost)),
 		{kind: list, items: items}}, samplerCPUBlocks(s, false)...)
+}
+
+// pairItems lists a watcher's with/without pairs, one line each, and the
+// median change.
+func pairItems(pairs []summary.SamplerPair, what string) ([]string, float64) {
+	var items []string
+	var changes []float64
+	for _, sp := range pairs {
+		changes = append(changes, sp.Change())
+		items = append(items, fmt.Sprintf("run %d, %s %s: %s req/s with %s, %s without (%+.1f%%)",
+			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), what, units.Rate(sp.Without), 100*sp.Change()))
+	}
+	return items, stat.Of(changes).Median
 }
 
 // recheckWords says how "with" was taken when the run rechecked it.
@@ -515,15 +521,9 @@ func timelineCostBlocks(s *summary.Summary) []block {
 		}
 		return append([]block{h(2, "the latency timeline's and hiccup meters' cost")}, direct...)
 	}
-	var items []string
-	var changes []float64
-	for _, sp := range s.TimelineCost {
-		changes = append(changes, sp.Change())
-		items = append(items, fmt.Sprintf("run %d, %s %s: %s req/s with the latency timeline and hiccup meters, %s without (%+.1f%%)",
-			sp.Run, sp.Stack, sp.Case, units.Rate(sp.With), units.Rate(sp.Without), 100*sp.Change()))
-	}
+	items, med := pairItems(s.TimelineCost, "the latency timeline and hiccup meters")
 	return append([]block{h(2, "the latency timeline's and hiccup meters' cost"),
-		p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right after, in the same container: median change %+.1f%% in req/s.%s", 100*stat.Of(changes).Median, recheckWords(s.TimelineCost)),
+		p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right after, in the same container: median change %+.1f%% in req/s.%s", 100*med, recheckWords(s.TimelineCost)),
 		{kind: list, items: items}}, direct...)
 }
 
