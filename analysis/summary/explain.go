@@ -85,6 +85,9 @@ type evidence struct {
 	openLoop bool
 	// pauses are the runtime's own (a JVM's GC), nil when it keeps none.
 	pauses []pauses.Pause
+	// dirtyRatio, dirtyBytes: the host's dirty-page limits (manifest), for
+	// reading dirty+writeback against the limit that throttles writers.
+	dirtyRatio, dirtyBytes int64
 }
 
 // runtimeMs: a runtime pause this long within a stall names it.
@@ -126,7 +129,7 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	if ev.genSat {
 		return CauseGenerator, fmt.Sprintf("%s; the load generator used %.0f%% of its CPUs: it may have been the limit", what, 100*ev.genShare)
 	}
-	cg := cgroupWords(ev.samples, sp)
+	cg := cgroupWords(ev.samples, sp, ev.dirtyRatio, ev.dirtyBytes)
 	if rt := runtimeWords(ev.pauses, sp); rt != "" {
 		return CauseAppStall, fmt.Sprintf("%s; the runtime itself paused then: %s (the host's hiccup meters saw no stall)", what, rt)
 	}
@@ -253,7 +256,7 @@ func within(ts []timeline.Sample, sp span) []timeline.Sample {
 // cgroupWords is what the cgroup timeline shows past the thresholds during
 // sp (its samples on the wall clock), or over the whole window when the
 // samples carry no wall clock.
-func cgroupWords(ts []timeline.Sample, sp span) []string {
+func cgroupWords(ts []timeline.Sample, sp span, dirtyRatio, dirtyBytes int64) []string {
 	if len(ts) < 2 {
 		return nil
 	}
@@ -271,7 +274,7 @@ func cgroupWords(ts []timeline.Sample, sp span) []string {
 		}
 	}
 	var out []string
-	for _, w := range Signals(in, 0, 0) {
+	for _, w := range Signals(in, dirtyRatio, dirtyBytes) {
 		out = append(out, w)
 	}
 	if d := delta(in[0].PgMajFault, in[len(in)-1].PgMajFault); d >= 100 {
@@ -329,7 +332,9 @@ func windowEvidence(f *results.Folder, w *results.Window) (*evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w), pauses: w.Pauses}
+	vm := f.Manifest.Host.Fingerprint.VM
+	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w), pauses: w.Pauses,
+		dirtyRatio: vm.DirtyRatio, dirtyBytes: vm.DirtyBytes}
 	if w.Loadgen != nil {
 		ev.genShare, ev.genSat = w.Loadgen.Share(), w.Loadgen.Saturated
 	}
@@ -406,6 +411,9 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 		return e, err
 	}
 	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f), openLoop: true, pauses: st.Pauses}
+	if f.Manifest != nil {
+		ev.dirtyRatio, ev.dirtyBytes = f.Manifest.Host.Fingerprint.VM.DirtyRatio, f.Manifest.Host.Fingerprint.VM.DirtyBytes
+	}
 	if st.Loadgen != nil {
 		ev.genShare, ev.genSat = st.Loadgen.Share(), st.Loadgen.Saturated
 	}
