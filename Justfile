@@ -1,5 +1,5 @@
 # stacklab: compare web backend stacks on equal terms.
-# `just --list` is the lab's manual; README.md explains the method.
+# `just --list` is the lab's manual; docs/bench.md explains the method.
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
