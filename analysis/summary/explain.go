@@ -254,29 +254,17 @@ func within(ts []timeline.Sample, sp span) []timeline.Sample {
 }
 
 // cgroupWords is what the cgroup timeline shows past the thresholds during
-// sp (its samples on the wall clock), or over the whole window when the
-// samples carry no wall clock.
+// sp (the samples within it, as within gives them), or over the whole
+// window when the samples carry no wall clock.
 func cgroupWords(ts []timeline.Sample, sp span, dirtyRatio, dirtyBytes int64) []string {
-	if len(ts) < 2 {
+	in := ts
+	if len(ts) > 0 && ts[0].UnixMs > 0 {
+		in = within(ts, sp)
+	}
+	if len(in) < 2 {
 		return nil
 	}
-	in := ts
-	if ts[0].UnixMs > 0 {
-		in = nil
-		for _, s := range ts {
-			ms := s.UnixMs * 1e6
-			if ms >= sp.from-200*1e6 && ms <= sp.to+200*1e6 {
-				in = append(in, s)
-			}
-		}
-		if len(in) < 2 {
-			return nil
-		}
-	}
-	var out []string
-	for _, w := range Signals(in, dirtyRatio, dirtyBytes) {
-		out = append(out, w)
-	}
+	out := Signals(in, dirtyRatio, dirtyBytes)
 	if d := delta(in[0].PgMajFault, in[len(in)-1].PgMajFault); d >= 100 {
 		out = append(out, fmt.Sprintf("%d major page faults", d))
 	}

@@ -232,15 +232,22 @@ func (sp SamplerPair) Change() float64 { return sp.With/sp.Without - 1 }
 // timelineCost pairs each window measured again without the latency
 // timeline and the hiccup meters with its measured self.
 func timelineCost(f *results.Folder) []SamplerPair {
-	var out []SamplerPair
+	return costPairs(f, func(w *results.Window) *oha.Result { return w.NoTimeline })
+}
+
+// costPairs pairs each window with the same case measured again without
+// one kind of watching (without picks that window; nil: not measured).
+func costPairs(f *results.Folder, without func(*results.Window) *oha.Result) []SamplerPair {
+	out := []SamplerPair{}
 	for _, r := range f.Runs {
 		for _, sr := range r.Stacks {
 			for _, w := range sr.Windows {
-				if w.Result == nil || w.NoTimeline == nil || w.NoTimeline.GoodPerSec() <= 0 {
+				wo := without(&w)
+				if w.Result == nil || wo == nil || wo.GoodPerSec() <= 0 {
 					continue
 				}
 				out = append(out, SamplerPair{Run: r.N, Stack: sr.Stack, Case: w.Case,
-					With: withRate(&w), Without: w.NoTimeline.GoodPerSec(), Rechecked: w.Recheck != nil})
+					With: withRate(&w), Without: wo.GoodPerSec(), Rechecked: w.Recheck != nil})
 			}
 		}
 	}
@@ -286,19 +293,7 @@ func (s *Summary) markFindings(found map[string][]windowFinding) {
 }
 
 func samplerCost(f *results.Folder) []SamplerPair {
-	out := []SamplerPair{}
-	for _, r := range f.Runs {
-		for _, sr := range r.Stacks {
-			for _, w := range sr.Windows {
-				if w.Result == nil || w.NoSampler == nil || w.NoSampler.GoodPerSec() <= 0 {
-					continue
-				}
-				out = append(out, SamplerPair{Run: r.N, Stack: sr.Stack, Case: w.Case,
-					With: withRate(&w), Without: w.NoSampler.GoodPerSec(), Rechecked: w.Recheck != nil})
-			}
-		}
-	}
-	return out
+	return costPairs(f, func(w *results.Window) *oha.Result { return w.NoSampler })
 }
 
 // Failure is one correctness gate that failed.
