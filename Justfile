@@ -22,6 +22,11 @@ bench STUDY="all" PROFILE="quick" STACKS="":
 selftest PROFILE="full":
     @scripts/bench --study selftest --profile {{PROFILE}}
 
+# hold STUDY's routes to its baseline (the .baseline file beside the study): bench it as the baseline was measured, then per route regressed, improved, same or unknown; exit 1 on a regression (flags: --stacks, --row NEW=BASE, --markdown FILE, --update; docs/guard.md)
+[no-exit-message]
+guard STUDY *FLAGS:
+    @scripts/guard {{STUDY}} {{FLAGS}}
+
 # re-run the study a results folder describes on this host, into a new folder, and compare the two (--anyway: despite other images or tools)
 [no-exit-message]
 rerun RUN *FLAGS:

@@ -62,6 +62,9 @@ type Study struct {
 	SamplerCheck string
 	// SelfTest names the rows of an A/A self-test (nil: not one).
 	SelfTest *SelfTest
+	// Guard is the margins analysis/guard holds each route to (guard.go):
+	// the study's [guard], else DefaultGuard.
+	Guard Guard
 	// Size makes it a size study (size.go): code, dependencies, builds and
 	// artifacts per stack instead of load cases.
 	Size *Size
@@ -328,6 +331,7 @@ type fileShape struct {
 	Cases        []caseShape    `toml:"case"`
 	Variants     []variantShape `toml:"variant"`
 	SelfTest     *selftestShape `toml:"selftest"`
+	Guard        *guardShape    `toml:"guard"`
 	Size         *sizeShape     `toml:"size"`
 }
 
@@ -457,8 +461,8 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 			return nil, err
 		}
 		s.Files = append(s.Files, File{Name: name, Text: string(ib)})
-		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil {
-			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]] or [selftest])"}
+		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil || inc.Guard != nil {
+			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]], [selftest] or [guard])"}
 		}
 		sec, err := section(ipath, name, inc)
 		if err != nil {
@@ -526,6 +530,7 @@ func typeFault(msg string) (key, text string) {
 		"fileShape": reflect.TypeOf(fileShape{}), "caseShape": reflect.TypeOf(caseShape{}),
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
 		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
+		"guardShape": reflect.TypeOf(guardShape{}),
 		"sizeShape": reflect.TypeOf(sizeShape{}),
 		"mixShape":  reflect.TypeOf(mixShape{}),
 	}
@@ -537,7 +542,7 @@ func typeFault(msg string) (key, text string) {
 	}
 	want := map[string]string{"bool": "true or false", "string": "a quoted string", "int": "a whole number",
 		"float64": "a number", "[]string": "a list of quoted strings", "[]int": "a list of whole numbers",
-		"map[string]string": "a table of quoted strings", "*bool": "true or false", "*int": "a whole number"}[m[4]]
+		"map[string]string": "a table of quoted strings", "*bool": "true or false", "*int": "a whole number", "*float64": "a number"}[m[4]]
 	if want == "" {
 		want = m[4]
 	}
@@ -751,6 +756,9 @@ func (s *Study) check(path string, f *fileShape) error {
 		s.Variants = append(s.Variants, v)
 	}
 	if err := s.checkSelfTest(path, f.SelfTest, rows); err != nil {
+		return err
+	}
+	if err := s.checkGuard(path, f.Guard); err != nil {
 		return err
 	}
 	seenRow := map[string]bool{}

@@ -12,14 +12,14 @@ import (
 // limit (the app just idles more), so it still ranks stacks when oha
 // saturates; it does move when the vCPU itself slows down.
 
-// cpuPerRequest is window w's CPU time per good answer in µs: cpu_usage_ns
+// CPUPerRequest is window w's CPU time per good answer in µs: cpu_usage_ns
 // from the first to the last sample of its timeline, which brackets the
 // measured window, ÷ good plus the companion load's 2xx answers (they ran
 // on the same CPU). False when the window has no timeline, the timeline
 // has no CPU figure or fewer than two lines, or nothing was answered; a
 // timeline whose first or last line does not parse gives no value either
 // (corrupt timelines are reported where annotations read them whole).
-func cpuPerRequest(w *results.Window, good int64) (float64, bool) {
+func CPUPerRequest(w *results.Window, good int64) (float64, bool) {
 	if w.TimelinePath == "" {
 		return 0, false
 	}

@@ -475,7 +475,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		if b, ok := bytesPerAnswer(r, stack, c, res); ok {
 			wire = append(wire, b)
 		}
-		if us, ok := cpuPerRequest(win, res.GoodWith(c.Good)); ok {
+		if us, ok := CPUPerRequest(win, res.GoodWith(c.Good)); ok {
 			cpu = append(cpu, us)
 			row.cpuAt = append(row.cpuAt, us)
 		} else {
