@@ -52,16 +52,19 @@ type perRun [5][]float64
 // Cell is one measure of one route: the baseline's runs against the new
 // ones.
 type Cell struct {
-	Measure       string
-	Base, Now     []float64
-	MedBase       float64
-	MedNow        float64
-	Change        float64 // relative (0.12: +12%), or points for the error rate
-	Points        bool
-	Margin        float64 // percent, or points
-	P             float64
-	Significant   bool
-	Verdict       string
+	Measure     string
+	Base, Now   []float64
+	MedBase     float64
+	MedNow      float64
+	Change      float64 // relative (0.12: +12%), or points for the error rate
+	Points      bool
+	Margin      float64 // percent, or points
+	P           float64
+	Significant bool
+	Verdict     string
+	// Spread is the runs' pooled standard deviation, relative to the
+	// baseline's median (points for the error rate).
+	Spread        float64
 	More          int  // Unknown: runs more the new side needs (see more)
 	BaselineThin  bool // Unknown: the baseline has too few runs for any new count to decide
 	format        func(float64) string
@@ -215,6 +218,10 @@ func compareCell(m measure, g study.Guard, base, now []float64) Cell {
 	if t, ok := stat.UTest(base, now); ok {
 		c.P, c.Significant = t.P, t.Significant && c.MedBase != c.MedNow
 	}
+	c.Spread = pooledSD(base, now) / scale
+	if m.points {
+		c.Spread = pooledSD(base, now) * 100
+	}
 	worse := c.Change > margin
 	better := c.Change < -margin
 	if m.higherBetter {
@@ -230,10 +237,7 @@ func compareCell(m measure, g study.Guard, base, now []float64) Cell {
 	default:
 		// Not significant: the same only if these runs could have found a
 		// change as large as the margin and the medians are inside it.
-		sd := pooledSD(base, now) / scale
-		if m.points {
-			sd = pooledSD(base, now) * 100
-		}
+		sd := c.Spread
 		nb, nn := float64(len(base)), float64(len(now))
 		detectable := detect * sd * math.Sqrt(1/nb+1/nn)
 		if canReach(len(base), len(now)) && !worse && !better && detectable <= margin {

@@ -272,7 +272,9 @@ func benchFlags(o *options, stdout io.Writer) (int, error) {
 	return 0, nil
 }
 
-func num(v float64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".") }
+func num(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
 
 // comparison is every route of the new folder against the baseline.
 type comparison struct {

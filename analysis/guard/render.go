@@ -48,6 +48,14 @@ func (c Cell) change() string {
 	return fmt.Sprintf("%s (p=%.3f n=%d+%d)", d, c.P, len(c.Base), len(c.Now))
 }
 
+// spread is the runs' standard deviation in the margin's units: "±4.2%", "±0.30 pt".
+func (c Cell) spread() string {
+	if c.Points {
+		return fmt.Sprintf("±%.2f pt", c.Spread)
+	}
+	return fmt.Sprintf("±%.1f%%", 100*c.Spread)
+}
+
 func (c Cell) med(v float64, vs []float64) string {
 	if len(vs) == 0 {
 		return "—"
@@ -63,7 +71,7 @@ func verdictText(r *Route) string {
 		n, thin := routeMore(r)
 		switch {
 		case thin:
-			return "unknown — run more: the baseline's runs are too few to decide it; measure a baseline with more runs"
+			return fmt.Sprintf("unknown — the baseline's %d runs spread too much for any number of new runs to decide it: measure a baseline with more", r.NBase)
 		case n > 0 && r.NBase == n+r.NNow:
 			return fmt.Sprintf("unknown — run %d more (%d a side)", n, n+r.NNow)
 		case n > 0:
@@ -88,7 +96,11 @@ func detail(r *Route) string {
 		if c.measuredEmpty || c.Verdict != want || (want == Unknown && c.MedBase == c.MedNow && len(c.Base) > 0 && len(c.Now) > 0) {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s %s → %s, %s", c.Measure, c.med(c.MedBase, c.Base), c.med(c.MedNow, c.Now), c.change()))
+		p := fmt.Sprintf("%s %s → %s, %s", c.Measure, c.med(c.MedBase, c.Base), c.med(c.MedNow, c.Now), c.change())
+		if want == Unknown && len(c.Base) > 1 {
+			p += ", " + c.spread() + " run to run"
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
 }
