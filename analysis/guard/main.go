@@ -7,7 +7,10 @@
 // (stat.UTest, α = 0.05) finds it. docs/guard.md is the manual.
 //
 //	guard --baseline BASE [--row NEW=BASE]... [--markdown FILE] [--update] NEW_DIR
+//	guard --within DIR --row HEAD=BASE [--markdown FILE]
 //	guard --bench-flags --baseline FILE.baseline --study STUDY_FILE
+//	guard --stack-folder STACK --study STUDY_FILE --lab-root DIR
+//	guard --relative-study STUDY_FILE --stack STACK --base-row ROW --base-env FILE --base-image TAG --out DIR
 //
 // Exit status: 0 no route regressed (and, with --update, the baseline
 // written); 1 a route regressed or failed a correctness gate, or --update
@@ -29,7 +32,10 @@ import (
 )
 
 const usage = `usage: guard --baseline BASE [--row NEW=BASE]... [--markdown FILE] [--update] NEW_DIR
+       guard --within DIR --row HEAD=BASE [--markdown FILE]
        guard --bench-flags --baseline FILE.baseline --study STUDY_FILE
+       guard --stack-folder STACK --study STUDY_FILE --lab-root DIR
+       guard --relative-study STUDY_FILE --stack STACK --base-row ROW --base-env FILE --base-image TAG --out DIR
 
 Holds every route of the results folder NEW_DIR to the baseline BASE (a
 results folder of the same study and host, or a .baseline file naming
@@ -44,9 +50,18 @@ would decide it.
   --update         BASE is a .baseline file: make NEW_DIR the baseline, only
                    if every route is same or improved (a first baseline
                    when the file does not exist yet)
+  --within DIR     relative mode: hold row HEAD of the one folder DIR to its
+                   row BASE, both measured in the same bench (scripts/guard
+                   --against REV: BASE is the stack built at REV)
   --bench-flags    print the bench flags that measure as the baseline did
                    (profile, runs, warm-up, window), after checking it is a
                    baseline of STUDY_FILE
+  --stack-folder   print the folder of the study's STACK relative to the
+                   lab's root DIR (scripts/guard --against builds it at REV)
+  --relative-study write into DIR the study STUDY_FILE (and the studies it
+                   includes) with a stacks folder that adds ROW: the stack
+                   STACK as its stack.env FILE (at another commit) says,
+                   run from the image TAG; prints the study's path
 
 Exit status: 0 no route regressed; 1 a route regressed or failed a
 correctness gate, or --update refused; 2 bad input.
@@ -65,7 +80,10 @@ type options struct {
 	baseline, markdown, study string
 	rows                      map[string]string // new row → baseline row
 	update, benchFlags        bool
+	within                    string
+	stackFolder, labRoot      string
 	dirs                      []string
+	relative                  relativeOptions
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -125,6 +143,24 @@ func parseArgs(args []string) (*options, error) {
 					o.rows[n] = b
 				}
 			}
+		case "--within":
+			o.within, err = val()
+		case "--stack-folder":
+			o.stackFolder, err = val()
+		case "--lab-root":
+			o.labRoot, err = val()
+		case "--relative-study":
+			o.relative.study, err = val()
+		case "--stack":
+			o.relative.stack, err = val()
+		case "--base-row":
+			o.relative.baseRow, err = val()
+		case "--base-env":
+			o.relative.baseEnv, err = val()
+		case "--base-image":
+			o.relative.baseImage, err = val()
+		case "--out":
+			o.relative.out, err = val()
 		case "--update":
 			o.update = true
 		case "--bench-flags":
@@ -140,6 +176,24 @@ func parseArgs(args []string) (*options, error) {
 		}
 	}
 	switch {
+	case o.stackFolder != "":
+		if o.study == "" || o.labRoot == "" {
+			return nil, bad("--stack-folder needs --study and --lab-root")
+		}
+		return o, nil
+	case o.relative.study != "":
+		r := o.relative
+		if r.stack == "" || r.baseRow == "" || r.baseEnv == "" || r.baseImage == "" || r.out == "" {
+			return nil, bad("--relative-study needs --stack, --base-row, --base-env, --base-image and --out")
+		}
+		return o, nil
+	case o.relative != (relativeOptions{}):
+		return nil, bad("--stack, --base-row, --base-env, --base-image and --out go with --relative-study")
+	case o.within != "":
+		if o.baseline != "" || o.update || len(o.dirs) > 0 || len(o.rows) == 0 {
+			return nil, bad("--within DIR takes --row HEAD=BASE (and --markdown) only: both rows are in DIR")
+		}
+		return o, nil
 	case o.baseline == "":
 		return nil, bad("--baseline is missing: a results folder or a .baseline file (see --help)")
 	case o.benchFlags:
@@ -160,6 +214,23 @@ func parseArgs(args []string) (*options, error) {
 func guard(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.benchFlags {
 		return benchFlags(o, stdout)
+	}
+	if o.relative.study != "" {
+		return relativeStudy(o.relative, stdout)
+	}
+	if o.stackFolder != "" {
+		return stackFolder(o.study, o.stackFolder, o.labRoot, stdout)
+	}
+	if o.within != "" {
+		f, err := load(o.within)
+		if err != nil {
+			return 0, err
+		}
+		cmp, err := compare(f, f, o.rows)
+		if err != nil {
+			return 0, err
+		}
+		return cmp.report(o, stdout)
 	}
 	newDir := o.dirs[0]
 	nf, err := load(newDir)
@@ -185,21 +256,9 @@ func guard(o *options, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	stdout.Write(cmp.lines())
-	if o.markdown != "" {
-		md := cmp.markdown()
-		if o.markdown == "-" {
-			stdout.Write(md)
-		} else if err := os.WriteFile(o.markdown, md, 0o644); err != nil {
-			return 0, bad("--markdown %s: %v", o.markdown, err)
-		}
-	}
-	code := 0
-	if cmp.count[Regressed]+cmp.count[Failed] > 0 {
-		code = 1
-	}
-	if !o.update {
-		return code, nil
+	code, err := cmp.report(o, stdout)
+	if err != nil || !o.update {
+		return code, err
 	}
 	if why := cmp.refuseUpdate(); why != "" {
 		fmt.Fprintf(stderr, "guard: --update refused: %s; %s still names %s\n", why, o.baseline, bf.Name)
@@ -209,6 +268,24 @@ func guard(o *options, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	fmt.Fprintf(stdout, "guard: %s now names %s (it was %s)\n", o.baseline, nf.Name, bf.Name)
+	return 0, nil
+}
+
+// report prints the route lines (and the Markdown) and says the exit
+// status: 1 when a route regressed or failed a gate.
+func (c *comparison) report(o *options, stdout io.Writer) (int, error) {
+	stdout.Write(c.lines())
+	if o.markdown != "" {
+		md := c.markdown()
+		if o.markdown == "-" {
+			stdout.Write(md)
+		} else if err := os.WriteFile(o.markdown, md, 0o644); err != nil {
+			return 0, bad("--markdown %s: %v", o.markdown, err)
+		}
+	}
+	if c.count[Regressed]+c.count[Failed] > 0 {
+		return 1, nil
+	}
 	return 0, nil
 }
 
@@ -330,7 +407,11 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 	nwins, capacity := measuredWindows(nf)
 	c.capacity = capacity
 	covered := map[string]bool{}
+	within := bf == nf
 	for _, stack := range nm.Parameters.Stacks {
+		if within && rowMap[stack] == "" {
+			continue // a base row, or a row not asked for
+		}
 		baseStack := stack
 		if b := rowMap[stack]; b != "" {
 			baseStack = b
@@ -359,7 +440,7 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 	}
 	for _, stack := range bm.Parameters.Stacks {
 		for _, w := range bwins {
-			if !covered[stack+"\x00"+w.ID] {
+			if !within && !covered[stack+"\x00"+w.ID] {
 				c.notRun = append(c.notRun, stack+" "+w.ID)
 			}
 		}

@@ -1,0 +1,19 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestRoutes(t *testing.T) {
+	h := handler()
+	for path, want := range map[string]string{"/up": "ok", "/items": `"items":[{"id":1,`} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != 200 || !strings.Contains(strings.ReplaceAll(rec.Body.String(), " ", ""), strings.ReplaceAll(want, " ", "")) {
+			t.Errorf("%s: %d %q, want 200 with %q", path, rec.Code, rec.Body.String(), want)
+		}
+	}
+}
