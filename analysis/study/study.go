@@ -530,8 +530,7 @@ func typeFault(msg string) (key, text string) {
 		"fileShape": reflect.TypeOf(fileShape{}), "caseShape": reflect.TypeOf(caseShape{}),
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
 		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
-		"guardShape": reflect.TypeOf(guardShape{}),
-		"sizeShape": reflect.TypeOf(sizeShape{}),
+		"sizeShape": reflect.TypeOf(sizeShape{}), "guardShape": reflect.TypeOf(guardShape{}),
 		"mixShape":  reflect.TypeOf(mixShape{}),
 	}
 	key = m[3]
