@@ -531,7 +531,7 @@ func typeFault(msg string) (key, text string) {
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
 		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
 		"sizeShape": reflect.TypeOf(sizeShape{}), "guardShape": reflect.TypeOf(guardShape{}),
-		"mixShape":  reflect.TypeOf(mixShape{}),
+		"mixShape": reflect.TypeOf(mixShape{}),
 	}
 	key = m[3]
 	if t, ok := shapes[m[2]]; ok {
