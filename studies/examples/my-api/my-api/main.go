@@ -41,7 +41,7 @@ func handler() http.Handler {
 		w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /items", func(w http.ResponseWriter, r *http.Request) {
-		b, err := json.Marshal(cat)
+		b, err := json.MarshalIndent(cat, "", "  ")
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
