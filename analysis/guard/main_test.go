@@ -294,3 +294,46 @@ func TestBenchFlags(t *testing.T) {
 		t.Errorf("a baseline of another study: exit %d, %q", code, errs)
 	}
 }
+
+// --within holds one row of a folder to another (relative mode: both
+// builds in one bench); only the rows named are guarded.
+func TestWithin(t *testing.T) {
+	sp := pages(5, 40000)
+	sp.Rate["node-fastify"] = 30000
+	dir := folder(t, "both", sp)
+	code, out, errs := guardRun(t, "--within", dir, "--row", "node-fastify=go-nethttp")
+	if code != 1 || !strings.Contains(out, "guard: node-fastify as go-nethttp up regressed: req/s 40,000 → 30,000, -25.0%") || strings.Contains(out, "guard: go-nethttp up") {
+		t.Fatalf("exit %d, want 1 with node-fastify held to go-nethttp only:\n%s%s", code, out, errs)
+	}
+	if code, _, errs := guardRun(t, "--within", dir); code != 2 || !strings.Contains(errs, "--within DIR takes --row HEAD=BASE") {
+		t.Errorf("--within without --row: exit %d, %q", code, errs)
+	}
+}
+
+// --relative-study writes a study that reads, with the base row's folder
+// (the other commit's stack.env, renamed, running its image) and the
+// study's own stack folders linked beside it.
+func TestRelativeStudy(t *testing.T) {
+	out := t.TempDir()
+	env := filepath.Join(t.TempDir(), "stack.env")
+	os.WriteFile(env, []byte("STACK_NAME=app-a\nIMAGE=example/app-a:1\nCONTRACT=none\n"), 0o644)
+	code, stdout, errs := guardRun(t, "--relative-study", filepath.Join(filepath.Dir(synth.StudyPath("pages")), "examples", "two-apps.toml"), "--stack", "app-a",
+		"--base-row", "app-a-at-0123456", "--base-env", env, "--base-image", "stacklab-guard/app-a:0123456789ab", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	st, err := study.Load(strings.TrimSpace(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.StacksDir != filepath.Join(out, "stacks") || len(st.Cases()) != 3 {
+		t.Errorf("stacks_dir %s, %d cases; want %s/stacks and two-apps' 3", st.StacksDir, len(st.Cases()), out)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "stacks", "app-a-at-0123456", "stack.env"))
+	if !strings.Contains(string(b), "STACK_NAME=app-a-at-0123456\n") || !strings.HasSuffix(string(b), "IMAGE=stacklab-guard/app-a:0123456789ab\n") {
+		t.Errorf("the base row's stack.env:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(out, "stacks", "app-b", "stack.env")); err != nil {
+		t.Errorf("the study's own stack folders are not linked: %v", err)
+	}
+}
