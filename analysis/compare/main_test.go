@@ -10,14 +10,7 @@ import (
 	"stacklab/analysis/synth"
 )
 
-func folder(t *testing.T, name string, sp synth.Spec) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	if err := synth.Write(dir, sp); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func folder(t *testing.T, name string, sp synth.Spec) string { return synth.Temp(t, name, sp) }
 
 // five runs each; B's go-nethttp is 10% faster, node-fastify unchanged.
 func pair(t *testing.T, hostB string) (string, string) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,7 +99,7 @@ func values(f *results.Folder, stack string, w study.Window) perRun {
 	var out perRun
 	c := w.Case
 	for _, r := range f.Runs {
-		win := findWindow(r, stack, w.ID)
+		win := r.Window(stack, w.ID)
 		if win == nil || win.Result == nil {
 			continue
 		}
@@ -131,25 +132,11 @@ func values(f *results.Folder, stack string, w study.Window) perRun {
 	return out
 }
 
-func findWindow(r results.Run, stack, id string) *results.Window {
-	for i := range r.Stacks {
-		if r.Stacks[i].Stack != stack {
-			continue
-		}
-		for j := range r.Stacks[i].Windows {
-			if r.Stacks[i].Windows[j].Case == id {
-				return &r.Stacks[i].Windows[j]
-			}
-		}
-	}
-	return nil
-}
-
 // measuredWindows are the windows of f's study that its run measured,
 // capacity cases left out (they have a table of their own and no route).
 func measuredWindows(f *results.Folder) (wins []study.Window, capacity []string) {
 	for _, w := range f.Study.Windows(f.Manifest.Parameters.Connections) {
-		if !contains(f.Manifest.Parameters.Cases, w.ID) {
+		if !slices.Contains(f.Manifest.Parameters.Cases, w.ID) {
 			continue
 		}
 		if w.Case.Ramp != nil {
@@ -386,14 +373,6 @@ func failedRuns(fs []summary.Failure, stack, window string) []int {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // request is a window's request in a phrase: "GET /json", "POST /items at 500 req/s".
 func request(w study.Window) string {

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"stacklab/analysis/manifest"
@@ -391,10 +392,10 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 		return nil, bad("%s and the baseline %s ran in different CPU modes (a quota and a cpuset are not compared)", nf.Dir, bf.Dir)
 	}
 	for n, b := range rowMap {
-		if !contains(nm.Parameters.Stacks, n) {
+		if !slices.Contains(nm.Parameters.Stacks, n) {
 			return nil, bad("--row %s=%s: %s is not a row of %s (rows: %s)", n, b, n, nf.Dir, strings.Join(nm.Parameters.Stacks, ", "))
 		}
-		if !contains(bm.Parameters.Stacks, b) {
+		if !slices.Contains(bm.Parameters.Stacks, b) {
 			return nil, bad("--row %s=%s: %s is not a row of the baseline %s (rows: %s)", n, b, b, bf.Dir, strings.Join(bm.Parameters.Stacks, ", "))
 		}
 	}
@@ -419,7 +420,7 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 		for _, w := range nwins {
 			bw, ok := bwin[w.ID]
 			switch {
-			case !contains(bm.Parameters.Stacks, baseStack):
+			case !slices.Contains(bm.Parameters.Stacks, baseStack):
 				return nil, bad("route %s %s: the baseline %s has no row %s (rows: %s; --row NEW=BASE holds a row to another)", stack, w.ID, bf.Dir, baseStack, strings.Join(bm.Parameters.Stacks, ", "))
 			case !ok:
 				return nil, bad("route %s %s: the baseline %s did not measure the window %s (its windows: %s)", stack, w.ID, bf.Dir, w.ID, strings.Join(bm.Parameters.Cases, ", "))

@@ -14,14 +14,7 @@ import (
 	"stacklab/analysis/synth"
 )
 
-func folder(t *testing.T, name string, sp synth.Spec) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	if err := synth.Write(dir, sp); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func folder(t *testing.T, name string, sp synth.Spec) string { return synth.Temp(t, name, sp) }
 
 // pages is the pages study, five runs of go-nethttp and node-fastify; rate
 // sets go-nethttp's req/s on the first window (40,000 in the baseline).

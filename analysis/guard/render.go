@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strings"
 
 	"stacklab/analysis/render"
@@ -14,17 +13,7 @@ func rate(v float64) string  { return units.Rate(v) }
 func ms(v float64) string    { return units.Ms(v) }
 func share(v float64) string { return fmt.Sprintf("%.2f%%", 100*v) }
 
-// sig is a figure with three significant digits.
-func sig(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.2f", v)
-	}
-}
+func sig(v float64) string { return units.Sig(v) }
 
 // change is a cell's change in words: "+12.3% (p=0.008 n=5+5)".
 func (c Cell) change() string {

@@ -56,6 +56,21 @@ type Run struct {
 	Stacks   []StackRun // in the manifest's order of stacks
 }
 
+// Window is the run's window id of stack, nil when the run has none.
+func (r Run) Window(stack, id string) *Window {
+	for i := range r.Stacks {
+		if r.Stacks[i].Stack != stack {
+			continue
+		}
+		for j := range r.Stacks[i].Windows {
+			if r.Stacks[i].Windows[j].Case == id {
+				return &r.Stacks[i].Windows[j]
+			}
+		}
+	}
+	return nil
+}
+
 // Ceiling is one ceiling window: oha's result and its CPU use.
 type Ceiling struct {
 	Result  *oha.Result

@@ -168,7 +168,7 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 	row := CapacityRow{Stack: stack, Steps: []CapacityStep{}}
 	var caps, users, p99, cpu, thr []float64
 	for _, r := range f.Runs {
-		win := window(r, stack, c.Name)
+		win := r.Window(stack, c.Name)
 		row.PerRun, row.P99PerRun = append(row.PerRun, nil), append(row.P99PerRun, nil)
 		if win == nil || win.Failed != "" {
 			cause := "not measured (no window in raw/)"
@@ -303,7 +303,7 @@ func (s *Summary) throttledOver(f *results.Folder, stack, id string) *stat.Range
 	}
 	var thr []float64
 	for _, r := range f.Runs {
-		w := window(r, stack, id)
+		w := r.Window(stack, id)
 		if w == nil || w.Result == nil {
 			continue
 		}

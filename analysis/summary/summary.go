@@ -450,7 +450,7 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 	var rps, p50, p99, writers, vals, cpu, wire []float64
 	var answers int64
 	for _, r := range f.Runs {
-		win := window(r, stack, w.ID)
+		win := r.Window(stack, w.ID)
 		if win == nil || win.Result == nil {
 			cause := "not measured (no window in raw/)"
 			if win != nil {
@@ -558,20 +558,6 @@ func (s *Summary) fail(row *Row, f Failure) {
 	if n := len(row.Failed); n == 0 || row.Failed[n-1] != f.Run {
 		row.Failed = append(row.Failed, f.Run)
 	}
-}
-
-func window(r results.Run, stack, c string) *results.Window {
-	for i := range r.Stacks {
-		if r.Stacks[i].Stack != stack {
-			continue
-		}
-		for j := range r.Stacks[i].Windows {
-			if r.Stacks[i].Windows[j].Case == c {
-				return &r.Stacks[i].Windows[j]
-			}
-		}
-	}
-	return nil
 }
 
 // ceiling builds the row of window w's ceiling measurement (nil when no

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
@@ -94,6 +95,17 @@ func StudyPath(name string) string {
 		}
 		dir = up
 	}
+}
+
+// Temp writes sp into a folder named name under the test's temporary
+// folder and returns its path; a failure ends the test.
+func Temp(t testing.TB, name string, sp Spec) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := Write(dir, sp); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // Write creates dir (which must not exist) and fills it.

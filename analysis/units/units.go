@@ -48,6 +48,9 @@ func sig3(v float64) string {
 	}
 }
 
+// Sig formats v with three significant digits ("412", "57.3", "4.25").
+func Sig(v float64) string { return sig3(v) }
+
 // Rate formats a request rate: thousands grouped with a comma above 100
 // ("48,213"), one or two decimals below ("57.3", "4.25").
 func Rate(v float64) string {
