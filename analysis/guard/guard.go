@@ -373,7 +373,6 @@ func failedRuns(fs []summary.Failure, stack, window string) []int {
 	return out
 }
 
-
 // request is a window's request in a phrase: "GET /json", "POST /items at 500 req/s".
 func request(w study.Window) string {
 	s := w.Case.Method + " " + w.Case.Path
