@@ -115,8 +115,16 @@ func (c *comparison) lines() []byte {
 	for _, n := range c.capacity {
 		fmt.Fprintf(&b, "guard: %s  a capacity case: not guarded (just compare reads it)\n", n)
 	}
-	fmt.Fprintf(&b, "guard: %s against the baseline %s: %s\n", folderLine(c.now), folderLine(c.base), c.tally())
+	fmt.Fprintf(&b, "guard: %s: %s\n", c.against(), c.tally())
 	return b.Bytes()
+}
+
+// against says what was held to what: two folders, or two rows of one.
+func (c *comparison) against() string {
+	if c.base == c.now {
+		return fmt.Sprintf("rows held to rows of the same bench, %s", folderLine(c.now))
+	}
+	return fmt.Sprintf("%s against the baseline %s, lab commit %s", folderLine(c.now), folderLine(c.base), shortCommit(c.base.Manifest.LabCommit))
 }
 
 // tally counts the routes by verdict: "4 routes: 2 regressed, 2 same".
@@ -140,8 +148,7 @@ func (c *comparison) markdown() []byte {
 		verdict = "**regression**"
 	}
 	fmt.Fprintf(&b, "### guard: %s — %s\n\n", c.now.Manifest.Study, verdict)
-	fmt.Fprintf(&b, "- now: `%s`; baseline: `%s` (lab commit %s); host %s: %s\n", folderLine(c.now), folderLine(c.base), shortCommit(c.base.Manifest.LabCommit),
-		c.now.Manifest.Host.Profile, c.now.Manifest.Host.Fingerprint.CPUModel)
+	fmt.Fprintf(&b, "- %s; host %s: %s\n", c.against(), c.now.Manifest.Host.Profile, c.now.Manifest.Host.Fingerprint.CPUModel)
 	g := c.guard
 	fmt.Fprintf(&b, "- a change counts when it is beyond its margin (req/s -%s%%, p95 +%s%%, p99 +%s%%, errors +%s pt, CPU µs/req +%s%%) and the U test finds it (α = 0.05); medians over the runs\n",
 		num(g.ReqPerSec), num(g.P95), num(g.P99), num(g.ErrorRate), num(g.CPU))
