@@ -206,14 +206,15 @@ func describe(path string, args []string, out io.Writer) error {
 }
 
 // stackFolders lists the stack folders (those with a stack.env) of dirs,
-// base and upstream excluded, sorted and without repeats.
+// base and upstream excluded, sorted and without repeats. A link to a
+// stack folder is one (scripts/guard --against links a study's own).
 func stackFolders(dirs []string) []string {
 	var out []string
 	for _, d := range dirs {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
 			n := e.Name()
-			if n == "base" || n == "upstream" || !e.IsDir() || contains(out, n) {
+			if n == "base" || n == "upstream" || contains(out, n) {
 				continue
 			}
 			if _, err := os.Stat(filepath.Join(d, n, "stack.env")); err == nil {
