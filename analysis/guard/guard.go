@@ -205,9 +205,9 @@ func compareCell(m measure, g study.Guard, base, now []float64) Cell {
 	if t, ok := stat.UTest(base, now); ok {
 		c.P, c.Significant = t.P, t.Significant && c.MedBase != c.MedNow
 	}
-	c.Spread = pooledSD(base, now) / scale
+	c.Spread = spread(base, now) / scale
 	if m.points {
-		c.Spread = pooledSD(base, now) * 100
+		c.Spread = spread(base, now) * 100
 	}
 	worse := c.Change > margin
 	better := c.Change < -margin
@@ -297,6 +297,32 @@ func binomial(n, k int) float64 {
 		r = r * float64(n-k+i) / float64(i)
 	}
 	return r
+}
+
+// spread is the runs' standard deviation for the power the U test has: a
+// robust one, 1.4826 × the median absolute deviation of each sample about
+// its median, pooled, so that one run on a stalled host (a rank is all the
+// U test takes from it) does not make every change look undecidable; the
+// plain standard deviation when that is 0 (most runs alike, a few not).
+func spread(a, b []float64) float64 {
+	ss, df := 0.0, 0
+	for _, s := range [][]float64{a, b} {
+		if len(s) < 2 {
+			continue
+		}
+		m := stat.Median(s)
+		dev := make([]float64, len(s))
+		for i, v := range s {
+			dev[i] = math.Abs(v - m)
+		}
+		mad := 1.4826 * stat.Median(dev)
+		ss += mad * mad * float64(len(s)-1)
+		df += len(s) - 1
+	}
+	if df == 0 || ss == 0 {
+		return pooledSD(a, b)
+	}
+	return math.Sqrt(ss / float64(df))
 }
 
 // pooledSD is the standard deviation of both samples about their own

@@ -91,6 +91,17 @@ func detail(r *Route) string {
 		}
 		parts = append(parts, p)
 	}
+	if want == Unknown {
+		var better []string
+		for _, c := range r.Cells {
+			if !c.measuredEmpty && c.Verdict == Improved {
+				better = append(better, c.Measure)
+			}
+		}
+		if len(better) > 0 {
+			parts = append(parts, "improved: "+strings.Join(better, ", "))
+		}
+	}
 	return strings.Join(parts, "; ")
 }
 
