@@ -175,7 +175,10 @@ func (c *comparison) markdown() []byte {
 			if first {
 				route = r.Name() + " (" + r.Request + ")"
 			}
-			if v == Unknown && cell.More > 0 {
+			switch {
+			case v == Unknown && cell.BaselineThin && len(cell.Base) > 0:
+				v = "unknown — baseline too thin"
+			case v == Unknown && cell.More > 0:
 				v = fmt.Sprintf("unknown — run %d more", cell.More)
 			}
 			if v == Regressed {
