@@ -16,9 +16,9 @@ type Guard struct {
 // DefaultGuard is the margins a study without [guard] gets: p95 20% and
 // errors one point as the continuous-benchmarking report sets them; the
 // p99 as the p95 (it is read from the same windows); req/s and CPU 10%,
-// twice the spread a go-nethttp row showed over 20 paired slices on this
-// project's host (6–8%, results/2026-12-01-local-selftest-paired), so the
-// A/A twin stays inside them.
+// just above how far go-nethttp[a] spread over 20 paired slices on this
+// project's host (interquartile range ÷ median 7.8–8.7%,
+// results/2026-12-01-local-selftest-paired).
 var DefaultGuard = Guard{ReqPerSec: 10, P95: 20, P99: 20, ErrorRate: 1, CPU: 10}
 
 type guardShape struct {
