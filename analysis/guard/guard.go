@@ -82,6 +82,8 @@ type Route struct {
 	Verdict          string
 	FailedRuns       []int
 	NBase, NNow      int
+	// Together: both rows were measured in one bench (--within).
+	Together bool
 }
 
 // Name is how outputs name the route: the row, "as" the baseline's row
@@ -169,7 +171,10 @@ func sameRequest(a, b study.Window) bool {
 // regression or an improvement; inside the margin, or a difference the
 // U test finds but too small to count, is the same; anything else cannot
 // be told from these runs.
-func compareCell(m measure, g study.Guard, base, now []float64) Cell {
+//
+// together says both sides come from one bench (relative mode): more runs
+// would add to both, not to the new side alone.
+func compareCell(m measure, g study.Guard, base, now []float64, together bool) Cell {
 	c := Cell{Measure: m.Name, Base: base, Now: now, Points: m.points, Margin: m.margin(g), format: m.format, higherBetter: m.higherBetter}
 	if len(base) == 0 && len(now) == 0 {
 		c.measuredEmpty = true
@@ -232,7 +237,11 @@ func compareCell(m measure, g study.Guard, base, now []float64) Cell {
 			return c
 		}
 		c.Verdict = Unknown
-		c.More, c.BaselineThin = more(len(base), len(now), sd, margin)
+		if together {
+			c.More = moreTogether(len(now), sd, margin)
+		} else {
+			c.More, c.BaselineThin = more(len(base), len(now), sd, margin)
+		}
 	}
 	return c
 }
@@ -269,6 +278,22 @@ func more(nb, nn int, sd, margin float64) (n int, thin bool) {
 		need = 2 * nn
 	}
 	return need - nn, false
+}
+
+// moreTogether is how many runs more a side needs when both sides grow
+// (one bench measures both): detect·sd·√(2/n) ≤ margin, 4 at least (the U
+// test's fewest for α), twice nn when nn is already enough.
+func moreTogether(nn int, sd, margin float64) int {
+	need := 4
+	if sd > 0 {
+		if k := int(math.Ceil(2 * math.Pow(detect*sd/margin, 2))); k > need {
+			need = k
+		}
+	}
+	if need <= nn {
+		need = 2 * nn
+	}
+	return need - nn
 }
 
 // canReach tells whether the U test can reach α at all with samples of

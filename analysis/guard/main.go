@@ -428,11 +428,11 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 				return nil, bad("route %s %s: the study's case %s sends other requests than when the baseline %s was measured: measure a new baseline", stack, w.ID, w.Case.Name, bf.Dir)
 			}
 			covered[baseStack+"\x00"+w.ID] = true
-			r := &Route{Stack: stack, BaseStack: baseStack, Window: w.ID, Request: request(w), FailedRuns: failedRuns(ns.Failures, stack, w.ID)}
+			r := &Route{Stack: stack, BaseStack: baseStack, Window: w.ID, Request: request(w), FailedRuns: failedRuns(ns.Failures, stack, w.ID), Together: within}
 			bv, nv := values(bf, baseStack, bw), values(nf, stack, w)
 			r.NBase, r.NNow = len(bv[0]), len(nv[0])
 			for i, m := range measures {
-				r.Cells = append(r.Cells, compareCell(m, c.guard, bv[i], nv[i]))
+				r.Cells = append(r.Cells, compareCell(m, c.guard, bv[i], nv[i], within))
 			}
 			r.Verdict = routeVerdict(r)
 			c.count[r.Verdict]++

@@ -143,11 +143,11 @@ func plant(t *testing.T, dir, rel string, w synth.Window) {
 func TestErrorRatePoints(t *testing.T) {
 	g := study.DefaultGuard
 	m := measures[3]
-	c := compareCell(m, g, []float64{0.005, 0.005, 0.004, 0.006, 0.005}, []float64{0.02, 0.021, 0.019, 0.02, 0.02})
+	c := compareCell(m, g, []float64{0.005, 0.005, 0.004, 0.006, 0.005}, []float64{0.02, 0.021, 0.019, 0.02, 0.02}, false)
 	if c.Verdict != Regressed || math.Abs(c.Change-1.5) > 1e-9 {
 		t.Errorf("0.5%% → 2%%: %s, change %.3f pt; want regressed, +1.5 pt", c.Verdict, c.Change)
 	}
-	c = compareCell(m, g, []float64{0, 0, 0, 0, 0}, []float64{0.006, 0.006, 0.006, 0.006, 0.006})
+	c = compareCell(m, g, []float64{0, 0, 0, 0, 0}, []float64{0.006, 0.006, 0.006, 0.006, 0.006}, false)
 	if c.Verdict != Same {
 		t.Errorf("0 → 0.6%%: %s; want same (a significant change inside the margin)", c.Verdict)
 	}
@@ -170,6 +170,10 @@ func TestMoreRuns(t *testing.T) {
 	}
 	if _, thin = more(5, 5, 0.10, 0.10); !thin {
 		t.Errorf("a 10%% spread against a 10%% margin with a 5-run baseline: want the baseline too thin")
+	}
+	// One bench, both sides growing: 2·(k·sd/margin)² a side.
+	if n := moreTogether(20, 0.271, 0.20); n != int(math.Ceil(2*math.Pow(detect*0.271/0.20, 2)))-20 || n <= 0 {
+		t.Errorf("moreTogether(20, 27.1%%, 20%%) = %d", n)
 	}
 	if !canReach(4, 4) || canReach(3, 3) || !canReach(3, 5) {
 		t.Errorf("the U test reaches α = 0.05 from 4+4 and 3+5, not from 3+3")

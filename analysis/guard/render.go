@@ -61,7 +61,7 @@ func verdictText(r *Route) string {
 		switch {
 		case thin:
 			return fmt.Sprintf("unknown — the baseline's %d runs spread too much for any number of new runs to decide it: measure a baseline with more", r.NBase)
-		case n > 0 && r.NBase == n+r.NNow:
+		case n > 0 && (r.Together || r.NBase == n+r.NNow):
 			return fmt.Sprintf("unknown — run %d more (%d a side)", n, n+r.NNow)
 		case n > 0:
 			return fmt.Sprintf("unknown — run %d more (%d new runs against the baseline's %d)", n, n+r.NNow, r.NBase)
