@@ -254,7 +254,7 @@ func LoadSteps(dir string) ([]Step, error) {
 		} else if ok {
 			s.Settle = &st
 		}
-		if s.Pauses, err = readPauses(base + ".pauses.jsonl"); err != nil {
+		if s.Pauses, _, err = readPauses(base + ".pauses.jsonl"); err != nil {
 			return nil, err
 		}
 		if b, err := os.ReadFile(base + ".restart"); err == nil {

@@ -346,10 +346,18 @@ func appCPULimit(f *results.Folder) float64 {
 	return float64(results.CountCPUs(f.Manifest.Host.Settings["APP_CPUS"]))
 }
 
+// JITTopTier: a JIT that compiled this many methods at its top tier
+// during a window was still making the app's hot code fast: the window
+// measured an app short of its warm speed.
+const JITTopTier = 50
+
 // warmupWords says why a window's warm-up is suspect, "" when it is not.
 func warmupWords(w *results.Window) string {
 	if w.Warmup != nil && !w.Warmup.Steady {
 		return fmt.Sprintf(" (its warm-up was not steady after %s)", units.Seconds(w.Warmup.Seconds))
+	}
+	if j := w.JIT; j != nil && j.TopTier >= JITTopTier {
+		return fmt.Sprintf(" (its JIT compiled %d methods during the window, %d of them at its top tier)", j.Compiled, j.TopTier)
 	}
 	return ""
 }
@@ -380,9 +388,9 @@ func windowEvidence(f *results.Folder, w *results.Window) (*evidence, error) {
 // Window findings kept per row, for the tables: the longest answer gap
 // over a row's runs and whether any run was still warming.
 type windowFinding struct {
-	run     int
-	gapMs   float64
-	warming bool
+	run              int
+	gapMs            float64
+	warming, falling bool
 }
 
 // explainWindows explains every window with an outlier tail or an answer
@@ -406,7 +414,7 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 				}
 				tr := ev.lt.Trend()
 				key := w.Stack + "\x00" + w.Case
-				found[key] = append(found[key], windowFinding{w.Run, float64(ev.lt.Header.AnswerGapMs), (tr.OK && tr.Warming) || ev.warmup != ""})
+				found[key] = append(found[key], windowFinding{w.Run, float64(ev.lt.Header.AnswerGapMs), (tr.OK && tr.Warming) || ev.warmup != "", tr.OK && tr.Falling})
 				tail := outlier(w.Result)
 				if !tail && ev.lt.Header.AnswerGapMs < GapMs {
 					continue
