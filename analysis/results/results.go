@@ -469,7 +469,7 @@ func (w *Window) ReadTimeline() ([]timeline.Sample, error) {
 	ts, err := timeline.ReadFile(w.TimelinePath)
 	var le *timeline.LineError
 	switch {
-	case errors.As(err, &le) && le.Truncated:
+	case errors.As(err, &le) && le.Truncated != "":
 		return ts, nil
 	case errors.As(err, &le):
 		return nil, &Error{fmt.Sprintf("%s:%d", w.TimelinePath, le.Line), "corrupt cgroup timeline line: " + le.Err.Error()}
