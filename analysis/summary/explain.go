@@ -225,13 +225,11 @@ func runtimeWords(ps []pauses.Pause, sp span) string {
 	return strings.Join(words, ", ")
 }
 
-// firstAnswers says the longest answer gap is the wait for the window's
-// first answers (it begins at the window's start) and no longer than
-// twice the median latency: requests that wait 100 ms on an upstream
-// cannot be answered sooner.
+// firstAnswers: the window's longest answer gap is its first answers'
+// own wait (latencyline.FirstAnswers), by oha's median latency.
 func firstAnswers(h latencyline.Header, res *oha.Result) bool {
 	p50, ok := res.Percentile("p50")
-	return ok && h.AnswerGapAtMs == 0 && float64(h.AnswerGapMs) <= 2*p50*1000
+	return ok && h.FirstAnswers(time.Duration(p50*float64(time.Second)))
 }
 
 // hostStall is the longest hiccup ≥ ramp.HostStallMs that overlaps sp.
