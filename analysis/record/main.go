@@ -34,13 +34,13 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"stacklab/analysis/envfile"
 	"strconv"
 	"strings"
 	"time"
@@ -161,7 +161,7 @@ func start(dir string, args []string) error {
 	if err != nil {
 		return err
 	}
-	settings, err := readEnv(*hostProfile)
+	settings, err := envfile.Read(*hostProfile)
 	if err != nil {
 		return err
 	}
@@ -286,28 +286,6 @@ func adoptStudy(dir string, args []string) error {
 	return manifest.Write(dir, m)
 }
 
-// readEnv reads a host profile's KEY=VALUE lines (comments and blanks skipped).
-func readEnv(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: not KEY=VALUE", path, n)
-		}
-		out[k] = strings.Trim(v, `"'`)
-	}
-	return out, sc.Err()
-}
 
 // update loads the manifest, lets fn change it, and writes it back.
 func update(dir string, args []string, fn func(*manifest.Manifest, []string) error) error {

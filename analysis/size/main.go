@@ -40,6 +40,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"stacklab/analysis/envfile"
 	"strings"
 
 	"stacklab/analysis/sizes"
@@ -104,31 +105,16 @@ func withError(args []string, measure string, fn func(stackDir, out string, args
 	return err
 }
 
-// stackEnv reads stack.env's KEY=VALUE lines (the subset of shell the
-// stack folders use: a value quoted with "…", or a word, then maybe a
-// comment). A key that is present is stated, even when empty.
+// stackEnv reads stack.env (package envfile: as bash reads it). A key
+// that is present is stated, even when empty.
 func stackEnv(stackDir string) (map[string]string, string, error) {
 	p := filepath.Join(stackDir, "stack.env")
-	b, err := os.ReadFile(p)
-	if err != nil {
+	if _, err := os.Stat(p); err != nil {
 		return nil, p, &missing{fmt.Sprintf("%s: no stack.env", stackName(stackDir))}
 	}
-	env := map[string]string{}
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		if strings.HasPrefix(v, `"`) {
-			v, _, _ = strings.Cut(v[1:], `"`)
-		} else if i := strings.IndexAny(v, " \t"); i >= 0 {
-			v = v[:i]
-		}
-		env[k] = v
+	env, err := envfile.Read(p)
+	if err != nil {
+		return nil, p, &missing{fmt.Sprintf("%s: %v", stackName(stackDir), err)}
 	}
 	return env, p, nil
 }
