@@ -286,7 +286,6 @@ func adoptStudy(dir string, args []string) error {
 	return manifest.Write(dir, m)
 }
 
-
 // update loads the manifest, lets fn change it, and writes it back.
 func update(dir string, args []string, fn func(*manifest.Manifest, []string) error) error {
 	m, err := manifest.Read(dir)
