@@ -110,6 +110,14 @@ func (t Timeline) Trend() TrendResult {
 	return r
 }
 
+// FirstAnswers says the longest answer gap is the wait for the window's
+// first answers (it begins at the window's start) and no longer than
+// twice the median latency p50: requests that wait 100 ms on an upstream
+// cannot be answered sooner, so that gap is no stall.
+func (h Header) FirstAnswers(p50 time.Duration) bool {
+	return h.AnswerGapAtMs == 0 && time.Duration(h.AnswerGapMs)*time.Millisecond <= 2*p50
+}
+
 // Abs is the unix time, in ns, of an offset in ms on t's clock: the one
 // clock the cgroup timeline and the hiccup record can be put on too.
 func (t Timeline) Abs(offsetMs int64) int64 { return t.Header.StartUnixNs + offsetMs*1e6 }

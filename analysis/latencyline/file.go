@@ -9,28 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"stacklab/probes/lineerr"
 )
 
 // LineError names the file and line of a timeline (or a vegeta CSV) that
-// cannot be read.
-type LineError struct {
-	File string
-	Line int
-	// Truncated is set when the bad line is the last and has no newline:
-	// the writer was stopped in the middle of it.
-	Truncated bool
-	Err       error
-}
-
-func (e *LineError) Error() string {
-	what := "corrupt line"
-	if e.Truncated {
-		what = "truncated last line"
-	}
-	return fmt.Sprintf("%s:%d: %s: %v", e.File, e.Line, what, e.Err)
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
+// cannot be read; its Truncated is lineerr.LastLine when the bad line is
+// the last and has no newline (the writer was stopped in the middle of it).
+type LineError = lineerr.Error
 
 // Write writes t as JSON lines: the header, then one line per bucket.
 // The same timeline gives the same bytes. It refuses a timeline Read
@@ -113,7 +98,7 @@ func Decode(r io.Reader, name string) (Timeline, error) {
 		}
 		complete := bytes.HasSuffix(raw, []byte("\n"))
 		fail := func(e error) (Timeline, error) {
-			return t, &LineError{File: name, Line: line, Truncated: !complete, Err: e}
+			return t, &LineError{File: name, Line: line, Truncated: lineerr.Cut(complete), Err: e}
 		}
 		raw = bytes.TrimSuffix(raw, []byte("\n"))
 		if line == 1 {

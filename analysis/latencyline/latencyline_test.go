@@ -278,7 +278,7 @@ func TestReadRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want a *LineError", c.file, err)
 			continue
 		}
-		if le.File != path || le.Line != c.line || le.Truncated != c.truncated {
+		if le.File != path || le.Line != c.line || (le.Truncated != "") != c.truncated {
 			t.Errorf("%s: %v (line %d, truncated %v); want line %d, truncated %v", c.file, err, le.Line, le.Truncated, c.line, c.truncated)
 		}
 	}
@@ -314,5 +314,19 @@ func TestREADMEExample(t *testing.T) {
 	}
 	if s := tl.Buckets[6]; s.TMs != 600 || *s.MaxUs != 300792 {
 		t.Errorf("the README says the stalled answers come in the 600 ms bucket: %+v", s)
+	}
+}
+
+// The first answers' own wait is no stall: a gap at the window's start no
+// longer than twice the median; later, or longer, it is one.
+func TestFirstAnswers(t *testing.T) {
+	for _, c := range []struct {
+		at, ms int64
+		p50    time.Duration
+		want   bool
+	}{{0, 180, 100 * time.Millisecond, true}, {0, 250, 100 * time.Millisecond, false}, {300, 180, 100 * time.Millisecond, false}} {
+		if got := (Header{AnswerGapAtMs: c.at, AnswerGapMs: c.ms}).FirstAnswers(c.p50); got != c.want {
+			t.Errorf("gap %d ms at +%d ms, p50 %v: %v, want %v", c.ms, c.at, c.p50, got, c.want)
+		}
 	}
 }

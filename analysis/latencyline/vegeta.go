@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"stacklab/probes/lineerr"
 	"strconv"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ func ReadVegetaCSV(r io.Reader, name string) ([]Request, time.Time, error) {
 		le := &LineError{File: name, Line: line, Err: err}
 		// Cut off mid-write: the bad row is the last and has no newline.
 		if _, next := cr.Read(); next == io.EOF && tail.last != '\n' {
-			le.Truncated = true
+			le.Truncated = lineerr.LastLine
 		}
 		return nil, time.Time{}, le
 	}

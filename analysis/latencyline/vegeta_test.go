@@ -66,7 +66,7 @@ func TestReadVegetaCSVRefuses(t *testing.T) {
 		path := "testdata/" + c.file
 		_, _, err := readLane(t, path)
 		le, ok := err.(*LineError)
-		if !ok || le.File != path || le.Line != c.line || le.Truncated != c.truncated {
+		if !ok || le.File != path || le.Line != c.line || (le.Truncated != "") != c.truncated {
 			t.Errorf("%s: %v; want a *LineError at line %d, truncated %v", c.file, err, c.line, c.truncated)
 		}
 	}

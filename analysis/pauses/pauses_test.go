@@ -17,8 +17,8 @@ func TestParseJVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ps, err := ParseJVM(f)
-	if err != nil || len(ps) != 3 {
+	ps, jit, err := ParseJVM(f)
+	if err != nil || len(ps) != 3 || jit != nil {
 		t.Fatalf("%d pauses, %v; want 3", len(ps), err)
 	}
 	full := ps[2]
@@ -34,11 +34,29 @@ func TestParseJVM(t *testing.T) {
 	}
 }
 
+// The JIT's lines (the real -Xlog:jit+compilation=debug format, captured
+// from openjdk 17 here, beside GC lines) are counted: every compilation,
+// those at the top tier, and compiled code thrown away.
+func TestParseJVMJIT(t *testing.T) {
+	f, err := os.Open("testdata/jvm-jit.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps, jit, err := ParseJVM(f)
+	if err != nil || len(ps) != 3 {
+		t.Fatalf("%d pauses, %v; want 3", len(ps), err)
+	}
+	if jit == nil || *jit != (JIT{Compiled: 12, TopTier: 1, NotEntrant: 2}) {
+		t.Errorf("jit %+v, want 12 compiled, 1 at the top tier, 2 made not entrant", jit)
+	}
+}
+
 func TestRoundTripAndCorrupt(t *testing.T) {
 	dir := t.TempDir()
 	ps := []Pause{{AtUnixNs: 1796162393418228000, Ms: 212.772, What: "GC(2) Pause Full (Ergonomics)"}}
 	var b bytes.Buffer
-	if err := Write(&b, "jvm", ps); err != nil {
+	if err := Write(&b, "jvm", &JIT{Compiled: 12, TopTier: 1, NotEntrant: 2}, ps); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "up.pauses.jsonl")
@@ -46,7 +64,7 @@ func TestRoundTripAndCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	h, got, err := Read(p)
-	if err != nil || h.Runtime != "jvm" || len(got) != 1 || got[0] != ps[0] {
+	if err != nil || h.Runtime != "jvm" || len(got) != 1 || got[0] != ps[0] || h.JIT == nil || *h.JIT != (JIT{12, 1, 2}) {
 		t.Fatalf("read %+v %+v %v", h, got, err)
 	}
 	if err := os.WriteFile(p, append(b.Bytes(), []byte("{\"at_unix_ns\":1,\"ms\":\n")...), 0o644); err != nil {

@@ -16,6 +16,8 @@
 //	plan checks STUDY --url BASE
 //	    the study's per-case response checks against a running stack, one
 //	    line each; exit 1 when one fails
+//	plan order SEED ROW...
+//	    the paired profile's order of ROWs in slice SEED (order.go), one a line
 //	plan ramp|targets|vegeta STUDY ID ...
 //	    a capacity case's next step, its request mix and the generator's
 //	    arguments (ramp.go)
@@ -69,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = targets(path, rest, stdout)
 	case "vegeta":
 		err = vegetaArgs(path, rest, stdout)
+	case "order":
+		err = order(path, rest, stdout)
 	case "checks":
 		var failed bool
 		failed, err = checks(path, rest, stdout)
@@ -76,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())

@@ -34,13 +34,13 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"stacklab/analysis/envfile"
 	"strconv"
 	"strings"
 	"time"
@@ -161,7 +161,7 @@ func start(dir string, args []string) error {
 	if err != nil {
 		return err
 	}
-	settings, err := readEnv(*hostProfile)
+	settings, err := envfile.Read(*hostProfile)
 	if err != nil {
 		return err
 	}
@@ -284,29 +284,6 @@ func adoptStudy(dir string, args []string) error {
 	m.StudyFiles, m.StudyHash = studyFiles(st), st.Hash()
 	m.StudyAdopted = fmt.Sprintf("study_files added on %s from the lab's %s, whose windows are this run's cases; the run itself predates study files", time.Now().UTC().Format("2006-01-02"), args[0])
 	return manifest.Write(dir, m)
-}
-
-// readEnv reads a host profile's KEY=VALUE lines (comments and blanks skipped).
-func readEnv(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: not KEY=VALUE", path, n)
-		}
-		out[k] = strings.Trim(v, `"'`)
-	}
-	return out, sc.Err()
 }
 
 // update loads the manifest, lets fn change it, and writes it back.

@@ -177,12 +177,12 @@ func pausesCmd(out string, args []string) error {
 	if *runtime != "jvm" {
 		return fmt.Errorf("--runtime %q: the lab reads the pauses of jvm only", *runtime)
 	}
-	ps, err := pauses.ParseJVM(os.Stdin)
-	if err != nil || len(ps) == 0 {
+	ps, jit, err := pauses.ParseJVM(os.Stdin)
+	if err != nil || (len(ps) == 0 && jit == nil) {
 		return err
 	}
 	var b bytes.Buffer
-	if err := pauses.Write(&b, *runtime, ps); err != nil {
+	if err := pauses.Write(&b, *runtime, jit, ps); err != nil {
 		return err
 	}
 	return os.WriteFile(out, b.Bytes(), 0o644)

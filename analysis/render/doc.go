@@ -9,6 +9,7 @@ import (
 	"stacklab/analysis/steady"
 	"strings"
 
+	"stacklab/analysis/latencyline"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/summary"
 	"stacklab/analysis/units"
@@ -454,10 +455,17 @@ func findRow(ct *summary.CaseTable, stack string) *summary.Row {
 
 // notes explains marks that the table's cells carry.
 func notes(ct *summary.CaseTable) []block {
-	var sat, warm []string
+	var sat, warm, fall []string
 	for _, r := range ct.Rows {
 		if len(r.Generator.SaturatedRuns) > 0 {
 			sat = append(sat, rowLabel(r))
+		}
+		if len(r.Falling) > 0 {
+			var runs []string
+			for _, n := range r.Falling {
+				runs = append(runs, fmt.Sprint(n))
+			}
+			fall = append(fall, rowLabel(r)+" run "+strings.Join(runs, ","))
 		}
 		if len(r.Warming) > 0 {
 			var runs []string
@@ -472,7 +480,10 @@ func notes(ct *summary.CaseTable) []block {
 		out = append(out, p("SATURATED (%s, %s): the load generator used more than 90%% of its CPUs in that window, so the number is the generator's limit, a floor of what the stack can do, not the stack's limit.", ct.Case, strings.Join(sat, ", ")))
 	}
 	if len(warm) > 0 {
-		out = append(out, p("↗ not steady (%s, %s): the app was still warming up: its answers per 100 ms rose through the window, or its warm-up never got steady. The figure is a floor of the app's warm speed.", ct.Case, strings.Join(warm, "; ")))
+		out = append(out, p("↗ not steady (%s, %s): the app was still warming up: its answers per 100 ms rose through the window, or its warm-up never got steady, or its JIT compiled %d or more methods at its top tier during the window. The figure is a floor of the app's warm speed.", ct.Case, strings.Join(warm, "; "), summary.JITTopTier))
+	}
+	if len(fall) > 0 {
+		out = append(out, p("↘ not steady (%s, %s): its answers per 100 ms fell by %.0f%% or more from the window's first third to its last: the figure mixes two speeds (the explanations say why, where a tail or a gap let them).", ct.Case, strings.Join(fall, "; "), 100*(1-latencyline.FallingRatio)))
 	}
 	return out
 }
@@ -573,6 +584,8 @@ func cellRate(r stat.Range, row summary.Row) string {
 	s := rangeRate(r)
 	if len(row.Warming) > 0 {
 		s += " ↗"
+	} else if len(row.Falling) > 0 {
+		s += " ↘"
 	}
 	if len(row.Failed) > 0 {
 		s += " ✗"

@@ -41,7 +41,11 @@ func sizeBlocks(z *sizes.Summary) []block {
 	out = append(out, chartBlock(codeChart(z)))
 	out = append(out, h(2, "dependencies"),
 		p("Packages of the resolved dependency tree, from each ecosystem's own lock data (the file each stack's SIZE_LOCK names, copied under raw/), deduplicated by name and version within an ecosystem; the Debian packages are the image's. Dependency code: lines of code of the dependencies' source where the build has it at hand (the Go module cache, cargo's sources, the image's node_modules, site-packages or gems), — where it has not (jars, Debian's binaries)."),
-		depsTable(z), chartBlock(depsChart(z)))
+	)
+	if cargoTree(z) {
+		out = append(out, p("Cargo's packages are those `cargo tree` lists for the image's target, normal and build dependencies under the features the image is built with (deps/cargo-tree.txt under raw/, its command on the first line), not every platform's in Cargo.lock; the app and its workspace members are its own code."))
+	}
+	out = append(out, depsTable(z), chartBlock(depsChart(z)))
 	if z.Builds {
 		out = append(out, h(2, "builds"),
 			p("A clean image build with no cache from the local base (no layer reused, no cargo target/, an empty Go build cache for the Go app; packages already downloaded are not fetched again, Debian packages in a Dockerfile are), then a rebuild after a one-line change to the handler file each stack names (SIZE_TOUCH); wall seconds on the build CPUs %s, median (min–max) over %s.", orDash(z.BuildCPUs), plural(len(z.Runs), "run", "runs")),
@@ -241,4 +245,15 @@ func imageChart(z *sizes.Summary) *chartSpec {
 			bar{label: a.Stack, series: 1, r: a.Gzipped, missing: a.Gzipped.N == 0})
 	}
 	return c
+}
+
+// cargoTree: some stack's cargo packages come from cargo tree (a run of
+// the size study before that copied Cargo.lock whole, and says nothing).
+func cargoTree(z *sizes.Summary) bool {
+	for _, d := range z.Deps {
+		if d.CargoTree {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"stacklab/probes/settlelog"
 	"strconv"
 	"time"
 
@@ -69,13 +70,7 @@ type Step struct {
 }
 
 // Settle is probes/settle's record of a cooldown.
-type Settle struct {
-	Settled  bool    `json:"settled"`
-	WaitedMs int64   `json:"waited_ms"`
-	CPUShare float64 `json:"cpu_share"`
-	ProbeMs  float64 `json:"probe_ms"`
-	Checks   int     `json:"checks"`
-}
+type Settle = settlelog.Result
 
 // HostStall is the longest gap either hiccup meter saw during the step,
 // and on whose CPUs ("app" or "loadgen"); 0 when none was recorded.
@@ -254,7 +249,7 @@ func LoadSteps(dir string) ([]Step, error) {
 		} else if ok {
 			s.Settle = &st
 		}
-		if s.Pauses, err = readPauses(base + ".pauses.jsonl"); err != nil {
+		if s.Pauses, _, err = readPauses(base + ".pauses.jsonl"); err != nil {
 			return nil, err
 		}
 		if b, err := os.ReadFile(base + ".restart"); err == nil {

@@ -140,6 +140,9 @@ type Window struct {
 	// Pauses are the pauses the app's runtime reported during the window
 	// (<case>.pauses.jsonl, package pauses), nil when it keeps none.
 	Pauses []pauses.Pause
+	// JIT is what the runtime's JIT compiled during the window, nil when
+	// it logs no compilations.
+	JIT *pauses.JIT
 }
 
 // Rows is a write case's row count around the window.
@@ -433,7 +436,7 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	if w.Hiccups, err = readHiccups(filepath.Join(dir, base)); err != nil {
 		return nil, err
 	}
-	if w.Pauses, err = readPauses(filepath.Join(dir, base+".pauses.jsonl")); err != nil {
+	if w.Pauses, w.JIT, err = readPauses(filepath.Join(dir, base+".pauses.jsonl")); err != nil {
 		return nil, err
 	}
 	if wpath := filepath.Join(dir, base+".warmup.json"); exists(wpath) {
@@ -481,7 +484,7 @@ func (w *Window) ReadTimeline() ([]timeline.Sample, error) {
 	ts, err := timeline.ReadFile(w.TimelinePath)
 	var le *timeline.LineError
 	switch {
-	case errors.As(err, &le) && le.Truncated:
+	case errors.As(err, &le) && le.Truncated != "":
 		return ts, nil
 	case errors.As(err, &le):
 		return nil, &Error{fmt.Sprintf("%s:%d", w.TimelinePath, le.Line), "corrupt cgroup timeline line: " + le.Err.Error()}
@@ -528,14 +531,15 @@ func optionalJSON(dir, rel string, v any) (bool, error) {
 	return true, nil
 }
 
-// readPauses reads a pauses file where there is one (nil, nil when not).
-func readPauses(path string) ([]pauses.Pause, error) {
+// readPauses reads a pauses file where there is one (nil, nil, nil when
+// not): the pauses, and what the JIT compiled when the runtime logged it.
+func readPauses(path string) ([]pauses.Pause, *pauses.JIT, error) {
 	if !exists(path) {
-		return nil, nil
+		return nil, nil, nil
 	}
-	_, ps, err := pauses.Read(path)
+	h, ps, err := pauses.Read(path)
 	if err != nil {
-		return nil, &Error{Path: path, Msg: strings.TrimPrefix(err.Error(), path+": ")}
+		return nil, nil, &Error{Path: path, Msg: strings.TrimPrefix(err.Error(), path+": ")}
 	}
-	return ps, nil
+	return ps, h.JIT, nil
 }

@@ -40,6 +40,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"stacklab/analysis/envfile"
 	"strings"
 
 	"stacklab/analysis/sizes"
@@ -104,31 +105,16 @@ func withError(args []string, measure string, fn func(stackDir, out string, args
 	return err
 }
 
-// stackEnv reads stack.env's KEY=VALUE lines (the subset of shell the
-// stack folders use: a value quoted with "…", or a word, then maybe a
-// comment). A key that is present is stated, even when empty.
+// stackEnv reads stack.env (package envfile: as bash reads it). A key
+// that is present is stated, even when empty.
 func stackEnv(stackDir string) (map[string]string, string, error) {
 	p := filepath.Join(stackDir, "stack.env")
-	b, err := os.ReadFile(p)
-	if err != nil {
+	if _, err := os.Stat(p); err != nil {
 		return nil, p, &missing{fmt.Sprintf("%s: no stack.env", stackName(stackDir))}
 	}
-	env := map[string]string{}
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		if strings.HasPrefix(v, `"`) {
-			v, _, _ = strings.Cut(v[1:], `"`)
-		} else if i := strings.IndexAny(v, " \t"); i >= 0 {
-			v = v[:i]
-		}
-		env[k] = v
+	env, err := envfile.Read(p)
+	if err != nil {
+		return nil, p, &missing{fmt.Sprintf("%s: %v", stackName(stackDir), err)}
 	}
 	return env, p, nil
 }
@@ -271,6 +257,14 @@ func deps(stackDir, out string, args []string) error {
 		if _, err := sizes.ParseLock(eco, b); err != nil {
 			return &missing{fmt.Sprintf("%s: lock data unreadable: %s: %v", name, file, err)}
 		}
+		if eco == "cargo" {
+			// The lock names every platform's crates; the count is of
+			// what cargo builds here, for the target the image is built for.
+			if b, err = cargoTree(filepath.Join(stackDir, file)); err != nil {
+				return &missing{fmt.Sprintf("%s: lock data missing: %v", name, err)}
+			}
+			target = sizes.CargoTreeFile
+		}
 		if err := os.WriteFile(filepath.Join(ddir, target), b, 0o644); err != nil {
 			return err
 		}
@@ -285,7 +279,7 @@ func deps(stackDir, out string, args []string) error {
 			if err := sccTotal(*scc, dirs, filepath.Join(out, sizes.DepsCodeFile)); err != nil {
 				return err
 			}
-			pk, _ := sizes.ParseLock(eco, b)
+			pk, _ := sizes.ParseDeps(target, b)
 			if err := writeJSON(filepath.Join(out, sizes.DepsCoverFile), sizes.Cover{WithSource: len(dirs), Packages: len(pk)}); err != nil {
 				return err
 			}
@@ -332,16 +326,48 @@ func goModuleDirs(list []byte) []string {
 	return dirs
 }
 
-// crateDirs are the unpacked sources cargo keeps of the lock's crates
-// ($CARGO_HOME/registry/src/*/NAME-VERSION): those the build on this host
-// used; a crate for another platform (windows-sys) is never unpacked.
-func crateDirs(lock []byte) []string {
+// cargoTree runs cargo tree (sizes.CargoTreeArgs) on the lock's package
+// for the host's target, which is the one the stacks' build-image scripts
+// build for, and returns its output after a line naming the command.
+func cargoTree(lock string) ([]byte, error) {
+	var stderr bytes.Buffer
+	cmd := exec.Command("rustc", "-vV")
+	cmd.Stderr = &stderr
+	v, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("rustc -vV: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	triple := ""
+	for _, l := range strings.Split(string(v), "\n") {
+		if t, ok := strings.CutPrefix(l, "host: "); ok {
+			triple = strings.TrimSpace(t)
+		}
+	}
+	if triple == "" {
+		return nil, fmt.Errorf("rustc -vV names no host target")
+	}
+	args := append(append([]string{}, sizes.CargoTreeArgs...), "--target", triple,
+		"--manifest-path", filepath.Join(filepath.Dir(lock), "Cargo.toml"))
+	stderr.Reset()
+	cmd = exec.Command("cargo", args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("cargo %s: %v: %s", strings.Join(args[:len(args)-2], " "), err, strings.TrimSpace(stderr.String()))
+	}
+	head := "# cargo " + strings.Join(args[:len(args)-2], " ") + "\n"
+	return append([]byte(head), out...), nil
+}
+
+// crateDirs are the unpacked sources cargo keeps of the tree's crates
+// ($CARGO_HOME/registry/src/*/NAME-VERSION).
+func crateDirs(tree []byte) []string {
 	home := os.Getenv("CARGO_HOME")
 	if home == "" {
 		h, _ := os.UserHomeDir()
 		home = filepath.Join(h, ".cargo")
 	}
-	pk, err := sizes.ParseLock("cargo", lock)
+	pk, err := sizes.ParseDeps(sizes.CargoTreeFile, tree)
 	if err != nil {
 		return nil
 	}

@@ -213,3 +213,49 @@ func TestImage(t *testing.T) {
 		t.Errorf("missing binary: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// What cargo builds for the image's target, not every platform's crates
+// in Cargo.lock: the fixture's lock names windows-sys (a cfg(windows)
+// dependency, with windows-link under it) and libc (a dev dependency);
+// the tree, and so the count, holds cfg-if alone. The crates must be in
+// this machine's cargo registry (the Rust stacks' builds put them there).
+func TestCargoCountsTheTargetsTree(t *testing.T) {
+	if _, err := exec.LookPath("cargo"); err != nil {
+		t.Skip("skipped: cargo is not installed (scripts/bootstrap installs it)")
+	}
+	src, _ := filepath.Abs("testdata/cargo-target-only")
+	lock, err := os.ReadFile(filepath.Join(src, "Cargo.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inLock, err := sizes.ParseLock("cargo", lock)
+	if err != nil || len(inLock) != 4 {
+		t.Fatalf("the fixture's Cargo.lock: %d packages (%v), want 4", len(inLock), err)
+	}
+	dir := t.TempDir()
+	stack := filepath.Join(dir, "target-only")
+	if err := exec.Command("cp", "-r", src, stack).Run(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, stderr := runSize(t, nil, "deps", stack, out, "--scc", sccPath(t)); code != 0 {
+		if strings.Contains(stderr, "offline") || strings.Contains(stderr, "registry") {
+			t.Skipf("skipped: cargo's registry on this machine lacks the fixture's crates: %s", stderr)
+		}
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, sizes.DepsDir, "cargo-Cargo.lock")); err == nil {
+		t.Errorf("deps/ holds the lock too: its other platforms' crates would be counted")
+	}
+	b, err := os.ReadFile(filepath.Join(out, sizes.DepsDir, sizes.CargoTreeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := sizes.ParseDeps(sizes.CargoTreeFile, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pk) != 1 || pk[0].Name != "cfg-if" || pk[0].Version != "1.0.5" {
+		t.Errorf("counted %v, want cfg-if 1.0.5 alone; the tree:\n%s", pk, b)
+	}
+}

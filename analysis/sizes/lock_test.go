@@ -61,3 +61,28 @@ func TestParseLockLeavesOut(t *testing.T) {
 		}
 	}
 }
+
+// cargo tree's lines: the app and its workspace members (path packages)
+// are the app's own code, a proc-macro or a repeat (*) counts once, and a
+// file that is not the tree (no command line first) is an error.
+func TestParseCargoTree(t *testing.T) {
+	tree := "# cargo tree --locked --target x86_64-unknown-linux-gnu\n" +
+		"app v0.1.0 (/src/app)\nmigration v0.1.0 (/src/app/migration)\nserde v1.0.0\n" +
+		"serde_derive v1.0.0 (proc-macro)\nserde v1.0.0 (*)\nsea v2.0.0 (https://github.com/x/sea#abc)\n"
+	pk, err := ParseDeps(CargoTreeFile, []byte(tree))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range pk {
+		got = append(got, p.Name+"@"+p.Version)
+	}
+	if g, want := strings.Join(got, " "), "sea@2.0.0 serde@1.0.0 serde_derive@1.0.0"; g != want {
+		t.Errorf("%q, want %q", g, want)
+	}
+	for _, bad := range []string{"", "serde v1.0.0\n", "# cargo tree\n"} {
+		if _, err := ParseDeps(CargoTreeFile, []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

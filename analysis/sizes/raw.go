@@ -21,6 +21,7 @@ const (
 	CodeFile      = "code.scc.json"        // scc --by-file over the app's counted files
 	RuleFile      = "code.rule.json"       // the stack's rule as applied (CodeRule)
 	DepsDir       = "deps"                 // copies of the lock data, <ecosystem>-<name>
+	CargoTreeFile = "cargo-tree.txt"       // in DepsDir: what cargo builds for the image's target (CargoTreeArgs)
 	DepsCodeFile  = "deps-code.scc.json"   // scc over the dependencies' source, where at hand
 	DepsCoverFile = "deps-code.cover.json" // how many packages' source deps-code.scc.json covers (Cover)
 	BuildFile     = "build.json"           // one clean build and one rebuild (Build)
@@ -107,6 +108,44 @@ type Package struct {
 // SIZE_LOCK gives them (cargo:Cargo.lock).
 var Ecosystems = []string{"cargo", "npm", "pip", "gem", "maven", "go", "debian"}
 
+// CargoTreeArgs is the cargo command whose output CargoTreeFile holds,
+// after a first line "# cargo tree ... --target TRIPLE": the packages cargo
+// compiles for that target (normal and build dependencies, the features the
+// image is built with, dev dependencies and other platforms' crates left
+// out), one line each. Cargo.lock lists every platform's.
+var CargoTreeArgs = []string{"tree", "--locked", "--offline", "--edges", "normal,build", "--prefix", "none", "--format", "{p}"}
+
+// ParseDeps reads one file of a stack's DepsDir, named <ecosystem>-<file>:
+// cargo's tree where the name says so, the ecosystem's lock data otherwise.
+func ParseDeps(name string, b []byte) ([]Package, error) {
+	if name == CargoTreeFile {
+		if !bytes.HasPrefix(b, []byte("# cargo tree ")) {
+			return nil, fmt.Errorf("not the output of cargo tree (its first line is not \"# cargo tree ...\")")
+		}
+		return dedupe("cargo", cargoTree(b))
+	}
+	eco, _, _ := strings.Cut(name, "-")
+	return ParseLock(eco, b)
+}
+
+// cargoTree: "name vVERSION" lines, a suffix in parentheses for a
+// proc-macro, a repeat (*), a git source or a path package: the path
+// packages (the app and its workspace members) are the app's own code.
+func cargoTree(b []byte) [][2]string {
+	var out [][2]string
+	for _, l := range lines(b) {
+		f := strings.Fields(l)
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") || !strings.HasPrefix(f[1], "v") {
+			continue
+		}
+		if strings.Contains(l, " (/") {
+			continue
+		}
+		out = append(out, [2]string{f[0], strings.TrimPrefix(f[1], "v")})
+	}
+	return out
+}
+
 // ParseLock reads one ecosystem's lock data into its packages, deduplicated
 // by name and version and sorted. The stack's own package (a Cargo path
 // package, npm's root, Maven's project) is not a dependency.
@@ -134,6 +173,11 @@ func ParseLock(ecosystem string, b []byte) ([]Package, error) {
 	if err != nil {
 		return nil, err
 	}
+	return dedupe(ecosystem, names)
+}
+
+// dedupe makes packages of name and version pairs, each once, sorted.
+func dedupe(ecosystem string, names [][2]string) ([]Package, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("no packages in it (empty or not %s lock data?)", ecosystem)
 	}

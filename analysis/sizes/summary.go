@@ -75,8 +75,11 @@ type DepsRow struct {
 	Stack       string         `json:"stack"`
 	Measured    bool           `json:"measured"`
 	ByEcosystem []EcosystemRow `json:"by_ecosystem"`
-	Packages    int            `json:"packages"`
-	Ratio       *float64       `json:"vs_baseline,omitempty"`
+	// CargoTree: the cargo packages are cargo tree's for the image's
+	// target, not every platform's in Cargo.lock (older runs copied it).
+	CargoTree bool     `json:"cargo_tree,omitempty"`
+	Packages  int      `json:"packages"`
+	Ratio     *float64 `json:"vs_baseline,omitempty"`
 	// Code is the lines of code of the dependencies' source where the
 	// build has it at hand (nil: not at hand), From what it covers.
 	Code *int64 `json:"code,omitempty"`
@@ -396,13 +399,17 @@ func readDeps(sdir string) (DepsRow, string, error) {
 		if err != nil {
 			return row, "", err
 		}
-		pk, err := ParseLock(eco, b)
+		pk, err := ParseDeps(e.Name(), b)
 		if err != nil {
 			return row, "", fmt.Errorf("%s: %v", p, err)
 		}
 		file := strings.TrimPrefix(e.Name(), eco+"-")
-		if eco == "go" {
+		switch {
+		case eco == "go":
 			file = "go list -deps"
+		case e.Name() == CargoTreeFile:
+			file = "cargo tree"
+			row.CargoTree = true
 		}
 		row.ByEcosystem = append(row.ByEcosystem, EcosystemRow{Ecosystem: eco, File: file, Packages: len(pk)})
 		for _, x := range pk {

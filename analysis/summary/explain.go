@@ -21,7 +21,9 @@ import (
 
 // Causes an explanation names, in the order the rules try them: a stall
 // the host's own hiccup meter saw first, then the generator, a still
-// warming app, an app that stopped answering, an app at its CPU limit.
+// warming app, an app that stopped answering, an app at its CPU limit
+// (over the step, or while its slow answers waited), a write-back of the
+// cgroup's dirty pages as they waited.
 const (
 	CauseHost        = "host"
 	CauseGenerator   = "generator"
@@ -88,6 +90,14 @@ type evidence struct {
 	// dirtyRatio, dirtyBytes: the host's dirty-page limits (manifest), for
 	// reading dirty+writeback against the limit that throttles writers.
 	dirtyRatio, dirtyBytes int64
+}
+
+// unit is what the evidence is of: a capacity step or a window.
+func (ev evidence) unit() string {
+	if ev.openLoop {
+		return "step"
+	}
+	return "window"
 }
 
 // runtimeMs: a runtime pause this long within a stall names it.
@@ -163,6 +173,17 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	if ev.warmup != "" {
 		return CauseWarming, what + ev.warmup
 	}
+	// A step's mean can sit below the limit while the stretch with the
+	// slow answers was at it: the queue built there.
+	if use, ok := cpuUse(within(ev.samples, sp)); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
+		if mean, ok := cpuUse(ev.samples); ok && mean < saturatedShare*ev.cpuLimit {
+			s := fmt.Sprintf("%s; the app used %.2f of its %s CPU while those answers waited (%.2f over the whole %s): at its limit then", what, use, fmtCPUs(ev.cpuLimit), mean, ev.unit())
+			if len(cg) > 0 {
+				s += "; its cgroup also showed " + strings.Join(cg, "; ")
+			}
+			return CauseSaturated, s
+		}
+	}
 	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
 		s := fmt.Sprintf("%s; the app used %.2f of its %s CPU", what, use, fmtCPUs(ev.cpuLimit))
 		if th, ok := throttled(ev.samples); ok && th > 0 {
@@ -173,6 +194,9 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	cpu := ""
 	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 {
 		cpu = fmt.Sprintf("; the app used %.2f of its %s CPU, below its limit", use, fmtCPUs(ev.cpuLimit))
+	}
+	if fl := flushWords(within(ev.samples, sp)); fl != "" {
+		return CauseAppStall, fmt.Sprintf("%s%s, and the host's hiccup meters saw no stall; %s as those answers waited", what, cpu, fl)
 	}
 	if len(cg) > 0 {
 		return CauseUnexplained, what + cpu + "; its cgroup showed " + strings.Join(cg, "; ") + ", but neither a host stall, the generator, a warming trend nor a CPU limit"
@@ -201,13 +225,11 @@ func runtimeWords(ps []pauses.Pause, sp span) string {
 	return strings.Join(words, ", ")
 }
 
-// firstAnswers says the longest answer gap is the wait for the window's
-// first answers (it begins at the window's start) and no longer than
-// twice the median latency: requests that wait 100 ms on an upstream
-// cannot be answered sooner.
+// firstAnswers: the window's longest answer gap is its first answers'
+// own wait (latencyline.FirstAnswers), by oha's median latency.
 func firstAnswers(h latencyline.Header, res *oha.Result) bool {
 	p50, ok := res.Percentile("p50")
-	return ok && h.AnswerGapAtMs == 0 && float64(h.AnswerGapMs) <= 2*p50*1000
+	return ok && h.FirstAnswers(time.Duration(p50*float64(time.Second)))
 }
 
 // hostStall is the longest hiccup ≥ ramp.HostStallMs that overlaps sp.
@@ -271,6 +293,30 @@ func cgroupWords(ts []timeline.Sample, sp span, dirtyRatio, dirtyBytes int64) []
 	return out
 }
 
+// flushBytes: the cgroup's dirty pages falling by this much, to half or
+// less, between two samples is a write-back (the kernel's flusher, or an
+// fsync) in that stretch; a writer that waits on it holds what it holds
+// (SQLite's write lock, a pooled connection) meanwhile.
+const flushBytes = 1 << 20
+
+// flushWords names the largest such fall within ts, "" when none.
+func flushWords(ts []timeline.Sample) string {
+	var from, to uint64
+	for i := 1; i < len(ts); i++ {
+		a, b := ts[i-1].DirtyBytes, ts[i].DirtyBytes
+		if a == nil || b == nil || *b > *a/2 || *a-*b < flushBytes {
+			continue
+		}
+		if *a-*b > from-to {
+			from, to = *a, *b
+		}
+	}
+	if from == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the cgroup's dirty pages fell from %s to %s (written back)", units.Bytes(float64(from)), units.Bytes(float64(to)))
+}
+
 func roleWords(role string) string {
 	if role == "loadgen" {
 		return "load generator's"
@@ -298,10 +344,18 @@ func appCPULimit(f *results.Folder) float64 {
 	return float64(results.CountCPUs(f.Manifest.Host.Settings["APP_CPUS"]))
 }
 
+// JITTopTier: a JIT that compiled this many methods at its top tier
+// during a window was still making the app's hot code fast: the window
+// measured an app short of its warm speed.
+const JITTopTier = 50
+
 // warmupWords says why a window's warm-up is suspect, "" when it is not.
 func warmupWords(w *results.Window) string {
 	if w.Warmup != nil && !w.Warmup.Steady {
 		return fmt.Sprintf(" (its warm-up was not steady after %s)", units.Seconds(w.Warmup.Seconds))
+	}
+	if j := w.JIT; j != nil && j.TopTier >= JITTopTier {
+		return fmt.Sprintf(" (its JIT compiled %d methods during the window, %d of them at its top tier)", j.Compiled, j.TopTier)
 	}
 	return ""
 }
@@ -332,9 +386,9 @@ func windowEvidence(f *results.Folder, w *results.Window) (*evidence, error) {
 // Window findings kept per row, for the tables: the longest answer gap
 // over a row's runs and whether any run was still warming.
 type windowFinding struct {
-	run     int
-	gapMs   float64
-	warming bool
+	run              int
+	gapMs            float64
+	warming, falling bool
 }
 
 // explainWindows explains every window with an outlier tail or an answer
@@ -358,7 +412,7 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 				}
 				tr := ev.lt.Trend()
 				key := w.Stack + "\x00" + w.Case
-				found[key] = append(found[key], windowFinding{w.Run, float64(ev.lt.Header.AnswerGapMs), (tr.OK && tr.Warming) || ev.warmup != ""})
+				found[key] = append(found[key], windowFinding{w.Run, float64(ev.lt.Header.AnswerGapMs), (tr.OK && tr.Warming) || ev.warmup != "", tr.OK && tr.Falling})
 				tail := outlier(w.Result)
 				if !tail && ev.lt.Header.AnswerGapMs < GapMs {
 					continue

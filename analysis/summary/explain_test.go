@@ -116,6 +116,32 @@ func TestExplainRules(t *testing.T) {
 		ev         evidence
 	}{"generator at its limit", CauseGenerator, gen})
 
+	// A short stall (no answer gap) in a window whose mean CPU is below
+	// the limit: at the limit in that stretch, or a write-back there.
+	short := [2]time.Duration{4 * time.Second, 60 * time.Millisecond}
+	busy := cgroup(10, 0.6, 0, 0)
+	for i := range busy {
+		if ms := busy[i].TMs; ms > 3700 {
+			extra := float64(min(ms, 4300)-3700) * 0.4 * 1e6
+			*busy[i].CPUUsageNs += uint64(extra)
+		}
+	}
+	flushed := cgroup(10, 0.6, 100*time.Millisecond, 3<<20)
+	for i := range flushed {
+		if flushed[i].TMs >= 4000 {
+			*flushed[i].DirtyBytes = 100 << 10
+		}
+	}
+	for _, c := range []struct {
+		name, want string
+		ts         []timeline.Sample
+	}{{"at the limit while the slow answers waited", CauseSaturated, busy}, {"dirty pages written back", CauseAppStall, flushed}} {
+		cases = append(cases, struct {
+			name, want string
+			ev         evidence
+		}{c.name, c.want, ev(closedLoop(10, time.Millisecond, 1, short), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, c.ts)})
+	}
+
 	var out bytes.Buffer
 	for _, tc := range cases {
 		sp, where := stallSpan(tc.ev.lt)

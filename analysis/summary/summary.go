@@ -178,9 +178,12 @@ type Row struct {
 	// AnswerGapMs is the longest stretch with requests in flight and no
 	// answer (the latency timeline), over runs; nil for windows measured
 	// without a timeline. Warming lists the runs whose window was still
-	// warming up (a rising trend, or a warm-up that never got steady).
+	// warming up (a rising trend, a warm-up that never got steady, or a
+	// JIT still compiling at its top tier). Falling lists the runs whose
+	// window's answers fell through it (latencyline.FallingRatio).
 	AnswerGapMs *stat.Range `json:"answer_gap_ms,omitempty"`
 	Warming     []int       `json:"warming_runs,omitempty"`
+	Falling     []int       `json:"falling_runs,omitempty"`
 }
 
 // GeneratorUse says whether oha itself was the limit.
@@ -284,6 +287,8 @@ func (s *Summary) markFindings(found map[string][]windowFinding) {
 					gaps = append(gaps, x.gapMs)
 					if x.warming {
 						r.Warming = append(r.Warming, x.run)
+					} else if x.falling {
+						r.Falling = append(r.Falling, x.run)
 					}
 				}
 				r.AnswerGapMs = rangeOrNil(gaps)

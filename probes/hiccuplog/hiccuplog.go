@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"stacklab/probes/lineerr"
 	"time"
 )
 
@@ -117,8 +118,8 @@ type End struct {
 
 // How a log is truncated (Log.Truncated).
 const (
-	CutOff = "last line cut off" // killed in the middle of a write
-	NoEnd  = "no end line"       // every line whole, but the meter never wrote its End
+	CutOff = lineerr.CutOff // killed in the middle of a write
+	NoEnd  = lineerr.NoEnd  // every line whole, but the meter never wrote its End
 )
 
 // Log is one meter's record.
@@ -133,33 +134,12 @@ type Log struct {
 }
 
 // ErrTruncated matches (errors.Is) the error of a truncated log.
-var ErrTruncated = errors.New("truncated")
+var ErrTruncated = lineerr.ErrTruncated
 
-// LineError names the file and line of a log that cannot be read.
-type LineError struct {
-	File string
-	Line int
-	// Truncated is CutOff or NoEnd when the log is truncated, "" when a
-	// line is corrupt.
-	Truncated string
-	Err       error
-}
-
-func (e *LineError) Error() string {
-	what := "corrupt line"
-	if e.Truncated != "" {
-		what = e.Truncated
-	}
-	if e.Err == nil {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, what)
-	}
-	return fmt.Sprintf("%s:%d: %s: %v", e.File, e.Line, what, e.Err)
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, ErrTruncated) true for a truncated log.
-func (e *LineError) Is(target error) bool { return target == ErrTruncated && e.Truncated != "" }
+// LineError names the file and line of a log that cannot be read; its
+// Truncated is CutOff or NoEnd when the log is truncated, "" when a line
+// is corrupt.
+type LineError = lineerr.Error
 
 func (h Header) validate() error {
 	switch {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"stacklab/probes/settlelog"
 	"strings"
 	"time"
 
@@ -36,14 +37,8 @@ Example:
   settle --pid 4242 --url http://127.0.0.1:18080/up --max 30s --out step-05.settle.json
 `
 
-// Result is what --out records.
-type Result struct {
-	Settled  bool    `json:"settled"`
-	WaitedMs int64   `json:"waited_ms"`
-	CPUShare float64 `json:"cpu_share"` // the last interval's, of one CPU
-	ProbeMs  float64 `json:"probe_ms"`  // the last probe's answer time; -1 when it failed
-	Checks   int     `json:"checks"`
-}
+// Result is what --out records (its format: package settlelog).
+type Result = settlelog.Result
 
 // Check is one interval's reading.
 type Check struct {

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"stacklab/probes/lineerr"
 )
 
 // PSI scopes: where the psi_* figures come from.
@@ -116,26 +117,11 @@ func (w *Writer) Write(s Sample) error {
 	return nil
 }
 
-// LineError names the file and line of a timeline that cannot be read.
-type LineError struct {
-	File string
-	Line int
-	// Truncated is set when the last line has no newline and does not parse:
-	// the sampler was stopped in the middle of a write. Every line before it
-	// is good.
-	Truncated bool
-	Err       error
-}
-
-func (e *LineError) Error() string {
-	what := "corrupt line"
-	if e.Truncated {
-		what = "truncated last line"
-	}
-	return fmt.Sprintf("%s:%d: %s: %v", e.File, e.Line, what, e.Err)
-}
-
-func (e *LineError) Unwrap() error { return e.Err }
+// LineError names the file and line of a timeline that cannot be read;
+// its Truncated is lineerr.LastLine when the last line has no newline and
+// does not parse (the sampler was stopped in the middle of a write: every
+// line before it is good).
+type LineError = lineerr.Error
 
 // Reader reads a timeline line by line.
 type Reader struct {
@@ -177,7 +163,7 @@ func (r *Reader) Next() (Sample, error) {
 		perr = fmt.Errorf("t_ms %d is before the previous line's %d", s.TMs, r.last)
 	}
 	if perr != nil {
-		r.err = &LineError{File: r.name, Line: r.line, Truncated: !complete, Err: perr}
+		r.err = &LineError{File: r.name, Line: r.line, Truncated: lineerr.Cut(complete), Err: perr}
 		return Sample{}, r.err
 	}
 	r.last = s.TMs
@@ -230,7 +216,7 @@ func (r *Reader) ReadAll() ([]Sample, error) {
 //
 //	samples, err := timeline.ReadFile(path)
 //	var le *timeline.LineError
-//	if errors.As(err, &le) && le.Truncated {
+//	if errors.As(err, &le) && le.Truncated != "" {
 //		err = nil // samples holds every complete line
 //	}
 func ReadFile(path string) ([]Sample, error) {

@@ -13,11 +13,11 @@
 
 declare -gA P_PORT=() P_CONTAINER=() P_DB=() P_CID=() P_PID=() P_PLAN=()
 
-# slice_order K: the rows of slice K, shuffled with K as the seed (the same
-# order for every case, so the manifest can record it once per slice)
+# slice_order K: the rows of slice K, shuffled by plan with K as the seed
+# (the same on every host; the same order for every case, so the manifest
+# can record it once per slice)
 slice_order() {
-  printf '%s\n' "${ROWS[@]}" | awk -v seed="$1" 'BEGIN { srand(seed) } { printf "%.9f\t%s\n", rand(), $0 }' |
-    sort -k1,1 | cut -f2
+  lab_tool plan order "$1" "${ROWS[@]}"
 }
 
 # paired_use ROW: point the session globals (the ones run_case and the
