@@ -48,7 +48,7 @@ app_start() {
     [[ -n "$kv" ]] && env+=(-e "$kv")
   done <<<"${ROW_ENV[$row]:-}"
   docker rm -f "$container" >/dev/null 2>&1 || true
-  fresh_database "$data"
+  fresh_database "$data" "$(row_stack "$row")"
   STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" "${env[@]}"
 }
 

@@ -162,7 +162,8 @@ require_image() {
 # pinned to the app CPUs with the memory limit, on the host network, with
 # DATA_DIR (holding a fresh app.db, handed to the lab's user) as /data, under
 # the lab's confinement (scripts/lib/confine.sh; tmpfs at /tmp and at each of
-# the stack's SCRATCH dirs). Extra arguments go to docker run. STACK_IMAGE,
+# the stack's SCRATCH dirs), with the environment its stack.env's ENV
+# adds (stack_own_env). Extra arguments go to docker run. STACK_IMAGE,
 # when set, is the image to start (a build variant's) instead of NAME's.
 # Prints the container id.
 stack_start() {
@@ -173,7 +174,9 @@ stack_start() {
   # shellcheck disable=SC2086 # SCRATCH is a space-separated list of paths
   confine=$(confine_flags $scratch) || return 1
   confine_split "$confine"
-  docker run -d --name "$container" --label stacklab=1 "$@" --network host \
+  stack_own_env "$name" "$port" "$upstream" || return 1
+  # The stack's own environment first: a variant's (in "$@") may change it.
+  docker run -d --name "$container" --label stacklab=1 ${OWN_ENV[@]+"${OWN_ENV[@]}"} "$@" --network host \
     "${APP_CPU_FLAGS[@]}" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"} \
     -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" \
     -e LAB_CPUS="$APP_CPU_COUNT" -v "$data:/data" "$tag" >/dev/null
@@ -221,14 +224,52 @@ stack_stop_graceful() {
   docker rm -f "$1" >/dev/null 2>&1 || true
 }
 
-# fresh_database DIR: DIR/app.db freshly seeded (DIR is created or emptied),
-# DIR and the database owned by the uid the app runs as (scripts/lib/confine.sh)
+# fresh_database DIR [STACK]: DIR/app.db freshly seeded (DIR is created or emptied),
+# or, for a STACK whose stack.env names its own DATA, a copy of that; DIR
+# and what is in it owned by the uid the app runs as (scripts/lib/confine.sh)
 fresh_database() {
-  local dir=$1
+  local dir=$1 stack=${2:-} own=""
   mkdir -p "$dir"
-  rm -f "$dir"/app.db "$dir"/app.db-wal "$dir"/app.db-shm
-  lab_tool seed "$dir/app.db" >/dev/null
+  [[ -n "$stack" ]] && own=$(stack_env_get "$stack" DATA)
+  if [[ -n "$own" ]]; then
+    # The stack's own data (DATA in its stack.env), in place of the lab's.
+    local src
+    src=$(stack_dir "$stack")/$own
+    [[ "$own" != /* && "/$own/" != */../* && -e "$src" ]] ||
+      die "$(stack_dir "$stack")/stack.env: DATA '$own' is not a file or folder inside the stack folder"
+    find "$dir" -mindepth 1 -delete
+    if [[ -d "$src" ]]; then cp -R "$src"/. "$dir"/; else cp "$src" "$dir"/; fi
+  else
+    rm -f "$dir"/app.db "$dir"/app.db-wal "$dir"/app.db-shm
+    lab_tool seed "$dir/app.db" >/dev/null
+  fi
   confine_data_dir "$dir"
+}
+
+# stack_own_env NAME PORT UPSTREAM_URL: OWN_ENV, the -e flags of the
+# environment NAME's stack.env gives its container (ENV: space-separated
+# NAME=VALUE words, single-quoted there), with ${PORT}, ${LAB_CPUS},
+# ${DATA}, ${DATABASE_PATH} and ${UPSTREAM_URL} the lab's: for an app that
+# reads other variables than the lab's (BIND_ADDR=127.0.0.1:${PORT}).
+stack_own_env() {
+  local name=$1 port=$2 upstream=$3 words w k v env
+  OWN_ENV=()
+  words=$(stack_env_get "$name" ENV)
+  env="$(stack_dir "$name")/stack.env"
+  for w in $words; do
+    k=${w%%=*} v=${w#*=}
+    [[ "$w" == *=* && "$k" =~ ^[A-Z_][A-Z0-9_]*$ ]] || { note "$env: ENV word '$w' is not NAME=VALUE"; return 1; }
+    case $k in PORT | DATABASE_PATH | UPSTREAM_URL | LAB_CPUS)
+      note "$env: ENV sets $k, which the lab sets for every stack (use \${$k} in another variable)"; return 1 ;;
+    esac
+    v=${v//'${PORT}'/$port}
+    v=${v//'${LAB_CPUS}'/$APP_CPU_COUNT}
+    v=${v//'${DATA}'//data}
+    v=${v//'${DATABASE_PATH}'//data/app.db}
+    v=${v//'${UPSTREAM_URL}'/$upstream}
+    [[ "$v" != *'${'* ]] || { note "$env: ENV $k: only \${PORT}, \${LAB_CPUS}, \${DATA}, \${DATABASE_PATH} and \${UPSTREAM_URL} are put in (got '$w')"; return 1; }
+    OWN_ENV+=(-e "$k=$v")
+  done
 }
 
 # image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by
