@@ -1,4 +1,4 @@
-// Package results reads a results folder (results/README.md) into typed
+// Package results reads a results folder (docs/results.md) into typed
 // values: the manifest, and for every kept run, stack and case the window's
 // oha result and the files beside it. It reads and checks; it computes
 // nothing (that is package summary's work).
