@@ -55,7 +55,7 @@ type Manifest struct {
 	// Confinement: per container (stack name, "upstream"), what Docker applied.
 	Confinement map[string]Confinement `json:"confinement,omitempty"`
 	// Timing is how long the bench took against what it measured and what
-	// its first ETA said (since 2026-12-01; absent in older manifests).
+	// its first ETA said (absent in manifests written before the bench timed itself).
 	Timing *Timing `json:"timing,omitempty"`
 	// Warmups is, per window, how long its warm-up took to get the app
 	// steady (package steady), gathered from the raw warmup.json files when

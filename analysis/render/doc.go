@@ -201,8 +201,8 @@ func notQuietRuns(s *summary.Summary) string {
 }
 
 // warmupScope says what one warm-up preceded (the manifest's extra
-// "warmup", written since 2026-12-01; older folders warmed every window
-// and say nothing).
+// "warmup"; folders written before it warmed every window up and say
+// nothing).
 func warmupScope(scope, maxS string) string {
 	switch scope {
 	case "steady":
