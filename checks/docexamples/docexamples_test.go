@@ -13,14 +13,15 @@ var update = flag.Bool("update", false, "rewrite every marked example from its s
 
 const root = "../.."
 
-// docs are the Markdown files whose examples must stay true.
+// docs are the Markdown files whose examples must stay true: the README,
+// analysis's manual and docs/.
 func docs(t *testing.T) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := []string{"README.md"}
+	out := []string{"README.md", "analysis/README.md"}
 	for _, f := range files {
 		rel, _ := filepath.Rel(root, f)
 		out = append(out, rel)
