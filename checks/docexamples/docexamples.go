@@ -7,11 +7,17 @@
 // A marker is an HTML comment on the line before the example:
 //
 //	<!-- example: results/RUN/summary.md lines 18-28 -->
+//	<!-- example: results/RUN/summary.md section "### write" -->
+//	<!-- example: results/RUN/summary.md table after "### up" -->
 //	<!-- example: command -->
 //
-// The first names a file of the repository and a line range; the example is
-// the fenced block that follows, or, when no fence follows, the lines up to
-// the next blank one (a table). The second marks a fenced block whose first
+// The first three name a file of the repository and a part of it: a line
+// range; a section (the line that is exactly the heading, up to the next
+// heading of its level or above, blank lines at its end left out); or the
+// first table (lines starting with "|") after the first line that is
+// exactly the text. A section or a table stays found when lines are added
+// above it. The example is the fenced block that follows the marker, or,
+// when no fence follows, the lines up to the next blank one (a table). The second marks a fenced block whose first
 // line is "$ COMMAND": the rest of the block is what COMMAND prints, run by
 // bash in the lab's root. `go test ./checks/docexamples -update` rewrites
 // every example from its source.
@@ -33,8 +39,10 @@ type Example struct {
 	File   string // the Markdown file, relative to the root
 	Line   int    // the marker's line, from 1
 	Source string // the file named, or "command"
-	From   int    // first line of Source (file examples)
+	From   int    // first line of Source (a line range)
 	To     int    // last line
+	Part   string // "section" or "table" (else a line range)
+	Anchor string // the heading or line a section or table is found by
 	Cmd    string // the command (command examples)
 	Start  int    // index of the example's first line in the file's lines
 	End    int    // index after its last
@@ -43,6 +51,7 @@ type Example struct {
 
 var markerRE = regexp.MustCompile(`^<!-- example: (.+?) -->$`)
 var linesRE = regexp.MustCompile(`^(\S+) lines ([0-9]+)-([0-9]+)$`)
+var partRE = regexp.MustCompile(`^(\S+) (section|table after) "(.+)"$`)
 
 // Parse finds the marked examples of one Markdown file.
 func Parse(name string, text string) ([]Example, error) {
@@ -65,8 +74,10 @@ func Parse(name string, text string) ([]Example, error) {
 			if ex.From < 1 || ex.To < ex.From {
 				return nil, fmt.Errorf("%s: lines %d-%d is no range", where, ex.From, ex.To)
 			}
+		} else if pm := partRE.FindStringSubmatch(spec); pm != nil {
+			ex.Source, ex.Part, ex.Anchor = pm[1], strings.Fields(pm[2])[0], pm[3]
 		} else {
-			return nil, fmt.Errorf("%s: marker %q: want \"PATH lines A-B\" or \"command\"", where, spec)
+			return nil, fmt.Errorf("%s: marker %q: want \"PATH lines A-B\", \"PATH section \\\"HEADING\\\"\", \"PATH table after \\\"LINE\\\"\" or \"command\"", where, spec)
 		}
 		j := i + 1
 		if j < len(lines) && strings.HasPrefix(lines[j], "```") {
@@ -123,10 +134,57 @@ func Derive(root string, ex Example) (string, error) {
 		return "", fmt.Errorf("%s:%d: %v", ex.File, ex.Line, err)
 	}
 	lines := strings.Split(string(b), "\n")
+	if ex.Part != "" {
+		return part(lines, ex)
+	}
 	if ex.To > len(lines) || (ex.To == len(lines) && lines[len(lines)-1] == "") {
 		return "", fmt.Errorf("%s:%d: %s has no line %d", ex.File, ex.Line, ex.Source, ex.To)
 	}
 	return strings.Join(lines[ex.From-1:ex.To], "\n") + "\n", nil
+}
+
+// part finds a section or a table of a file by its anchor line.
+func part(lines []string, ex Example) (string, error) {
+	at := -1
+	for i, l := range lines {
+		if l == ex.Anchor {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return "", fmt.Errorf("%s:%d: %s has no line %q", ex.File, ex.Line, ex.Source, ex.Anchor)
+	}
+	var out []string
+	if ex.Part == "section" {
+		level := len(ex.Anchor) - len(strings.TrimLeft(ex.Anchor, "#"))
+		if level == 0 {
+			return "", fmt.Errorf("%s:%d: section %q is no Markdown heading", ex.File, ex.Line, ex.Anchor)
+		}
+		out = append(out, lines[at])
+		for _, l := range lines[at+1:] {
+			if h := len(l) - len(strings.TrimLeft(l, "#")); h > 0 && h <= level && strings.HasPrefix(l[h:], " ") {
+				break
+			}
+			out = append(out, l)
+		}
+		for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
+			out = out[:len(out)-1]
+		}
+	} else {
+		i := at + 1
+		for i < len(lines) && !strings.HasPrefix(lines[i], "|") {
+			i++
+		}
+		for i < len(lines) && strings.HasPrefix(lines[i], "|") {
+			out = append(out, lines[i])
+			i++
+		}
+		if len(out) == 0 {
+			return "", fmt.Errorf("%s:%d: %s has no table after %q", ex.File, ex.Line, ex.Source, ex.Anchor)
+		}
+	}
+	return strings.Join(out, "\n") + "\n", nil
 }
 
 // FirstDiff is "" when a and b are the same, else their first differing

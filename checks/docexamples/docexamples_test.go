@@ -154,6 +154,29 @@ func TestParseDeriveRewrite(t *testing.T) {
 	if _, err := Derive(dir, Example{File: "p.md", Source: "src.txt", From: 1, To: 9}); err == nil {
 		t.Error("Derive accepted a range past the file's end")
 	}
+
+	// A section and a table are found by their anchor, wherever it moved.
+	sum := "# s\n\n## io\n\n### write\n\n| a |\n| b |\n\nnote\n\n### read\n\n| c |\n"
+	if err := os.WriteFile(filepath.Join(dir, "sum.md"), []byte("added\n"+sum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ part, anchor, want string }{
+		{"section", "### write", "### write\n\n| a |\n| b |\n\nnote\n"},
+		{"section", "## io", "## io\n\n### write\n\n| a |\n| b |\n\nnote\n\n### read\n\n| c |\n"},
+		{"table", "### read", "| c |\n"},
+	} {
+		got, err := Derive(dir, Example{File: "p.md", Source: "sum.md", Part: c.part, Anchor: c.anchor})
+		if err != nil || got != c.want {
+			t.Errorf("%s %q: %q, %v; want %q", c.part, c.anchor, got, err, c.want)
+		}
+	}
+	if _, err := Derive(dir, Example{File: "p.md", Source: "sum.md", Part: "section", Anchor: "### gone"}); err == nil {
+		t.Error("Derive accepted a section that is not there")
+	}
+	exs, err = Parse("q.md", "<!-- example: sum.md table after \"### read\" -->\n| c |\n")
+	if err != nil || len(exs) != 1 || exs[0].Part != "table" || exs[0].Anchor != "### read" {
+		t.Errorf("Parse of a table marker: %+v, %v", exs, err)
+	}
 }
 
 // Every stack's README points its author at the app's contract.
