@@ -490,7 +490,7 @@ func notes(ct *summary.CaseTable) []block {
 		out = append(out, p("SATURATED (%s, %s): the load generator used more than 90%% of its CPUs in that window, so the number is the generator's limit, a floor of what the stack can do, not the stack's limit.", ct.Case, strings.Join(sat, ", ")))
 	}
 	if len(warm) > 0 {
-		out = append(out, p("↗ not steady (%s, %s): the app was still warming up: its answers per 100 ms rose through the window, or its warm-up never got steady, or its JIT compiled %d or more methods at its top tier during the window. The figure is a floor of the app's warm speed.", ct.Case, strings.Join(warm, "; "), summary.JITTopTier))
+		out = append(out, p("↗ not steady (%s, %s): the app was still warming up: its answers per 100 ms rose through the window, or its warm-up never got steady, or its JIT compiled %d or more methods a second at its top tier during the window. The figure is a floor of the app's warm speed.", ct.Case, strings.Join(warm, "; "), summary.JITTopTierPerS))
 	}
 	if len(fall) > 0 {
 		out = append(out, p("↘ not steady (%s, %s): its answers per 100 ms fell by %.0f%% or more from the window's first third to its last: the figure mixes two speeds (the explanations say why, where a tail or a gap let them).", ct.Case, strings.Join(fall, "; "), 100*(1-latencyline.FallingRatio)))
