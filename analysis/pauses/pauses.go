@@ -39,8 +39,9 @@ type Header struct {
 type JIT struct {
 	Compiled int `json:"compiled"` // methods compiled, every tier
 	TopTier  int `json:"top_tier"` // of them at the top tier (C2: 4)
-	// NotEntrant: compiled code thrown away (a deoptimization), to be
-	// compiled again.
+	// NotEntrant: compiled code the JVM stopped entering: replaced by the
+	// same method at a higher tier (C1's code once C2's is ready), or
+	// deoptimized.
 	NotEntrant int `json:"made_not_entrant"`
 }
 
@@ -63,7 +64,7 @@ var jvmGC = regexp.MustCompile(`^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{
 // jvmJIT matches a line of -Xlog:jit+compilation=debug with utctime:
 // [2026-12-02T00:26:55.708+0000]   17 %     4       Hot::main @ 4 (35 bytes)
 // (the compile id, attribute characters, the tier, the method), or the
-// same line ending "made not entrant" when the code is thrown away.
+// same line ending "made not entrant" when that code is no longer entered.
 var jvmJIT = regexp.MustCompile(`^\[\d{4}-\d\d-\d\dT[0-9:.]+[+-]\d{4}\]\s+\d+\s+[%sbn! ]*?([0-4])\s+\S+.*\((?:\d+ bytes|native)\)(\s+made not entrant)?\s*$`)
 
 // TopTier is the JVM's top compilation tier (C2).

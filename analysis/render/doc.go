@@ -86,6 +86,7 @@ func blocks(s *summary.Summary) []block {
 	}
 	out = append(out, h(1, title))
 	out = append(out, notQuietBlocks(s)...)
+	out = append(out, sharedHostBlocks(s.SharedHost)...)
 	out = append(out, header(s))
 	if !s.Complete {
 		out = append(out, p("**Incomplete run**: %s. The tables hold what was measured.", s.IncompleteReason))
@@ -167,6 +168,15 @@ func header(s *summary.Summary) block {
 	}
 	items = append(items, modeItem(s)...)
 	return block{kind: list, items: items}
+}
+
+// sharedHostBlocks is the line under the title of a run whose host was
+// declared shared (manifest.SharedHost).
+func sharedHostBlocks(what string) []block {
+	if what == "" {
+		return nil
+	}
+	return []block{p("**Host shared**: %s. Its figures may be slower or noisier than on a host running the bench alone; compare them within this run.", what)}
 }
 
 // notQuietBlocks is the line under the title of a summary with a kept run

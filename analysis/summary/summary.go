@@ -26,6 +26,7 @@ type Summary struct {
 	StudyHash        string               `json:"study_hash,omitempty"`
 	Profile          string               `json:"profile"`
 	Label            string               `json:"label,omitempty"`
+	SharedHost       string               `json:"shared_host,omitempty"`
 	HostProfile      string               `json:"host_profile"`
 	Host             manifest.Fingerprint `json:"host"`
 	LabCommit        string               `json:"lab_commit"`
@@ -326,7 +327,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("--baseline %s: not a stack of this run (stacks: %s)", opt.Baseline, strings.Join(m.Parameters.Stacks, ", "))
 	}
 	s := &Summary{
-		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, Label: m.Label,
+		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, Label: m.Label, SharedHost: m.SharedHost,
 		HostProfile: m.Host.Profile, Host: m.Host.Fingerprint,
 		LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
 		Complete: m.Complete, IncompleteReason: m.IncompleteReason,
