@@ -137,7 +137,7 @@ stack_session() {
   if ! session_start "$run" "$row"; then
     fail_cases "$run" "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${WINDOWS[@]}"
     eta_done boot "$t0"
-    eta_timed stop stack_stop "$CONTAINER"
+    eta_timed stop stack_stop "$CONTAINER" >/dev/null
     eta_row_done 0 0
     return 0
   fi
@@ -145,7 +145,7 @@ stack_session() {
   if ! check_row "$row" "$dir"; then
     fail_cases "$run" "$row" "failed its checks (see verify.txt): its numbers would not be comparable" "${WINDOWS[@]}"
     eta_done boot "$t0"
-    eta_timed stop stack_stop "$CONTAINER"
+    eta_timed stop stack_stop "$CONTAINER" >/dev/null
     eta_row_done 0 0
     return 0
   fi
@@ -175,7 +175,7 @@ stack_session() {
   local memory=()
   [[ -s "$mem_idle" && -s "$mem_after" ]] && memory=(--memory-idle-file "$mem_idle" --memory-after-file "$mem_after")
   lab_tool record resources "$dir/resources.json" --boot-ms "$boot" "${memory[@]}"
-  eta_timed stop stack_stop_graceful "$CONTAINER"
+  eta_timed stop stack_stop "$CONTAINER" >/dev/null
   eta_row_done "$windows" "$restarts" "$warmups"
 }
 

@@ -67,17 +67,6 @@ verify_app() {
     -answers "$(dirname "$5")/answers.json" >"$5" 2>&1
 }
 
-# stop_check CONTAINER: SIGTERM with APP.md's 5 s, then remove; prints a
-# cause when the app needed SIGKILL
-stop_check() {
-  local start ms code
-  start=$(date +%s%N)
-  docker stop -t 5 "$1" >/dev/null 2>&1 || true
-  ms=$((($(date +%s%N) - start) / 1000000))
-  code=$(docker inspect -f '{{.State.ExitCode}}' "$1" 2>/dev/null || echo "?")
-  docker rm -f "$1" >/dev/null 2>&1 || true
-  [[ "$code" != 137 ]] || echo "sigterm: expected an exit within 5 s of SIGTERM, got SIGKILL after $ms ms"
-}
 
 # study_file NAME|PATH: the study file a --study names (a path, or
 # studies/NAME.toml), or one line listing the studies there are
