@@ -40,7 +40,12 @@ class BenchController < ApplicationController
     }
   end
 
+  # The connection is named by the process and the Ruby object id of the
+  # sqlite3 gem's Database under the adapter, made when the pool opened the
+  # connection and kept with its SQLite handle for its life (the gem does
+  # not expose the handle's address).
   def pragmas
-    render json: PRAGMAS.to_h { |name| [name, db.select_value("PRAGMA #{name}")] }
+    values = PRAGMAS.to_h { |name| [name, db.select_value("PRAGMA #{name}")] }
+    render json: values.merge("connection" => "#{Process.pid}/#{db.raw_connection.object_id}")
   end
 end
