@@ -2,7 +2,7 @@
 // counted: each row's APP.md checks in each run (how many passed, the first
 // failure, how many distinct SQLite connections answered /bench/pragmas
 // under the write load) and the parity of the rows' answers. probes/verify
-// writes one Row per row and run (raw/run-N/<row>/verify.json) and gathers
+// writes one Row per row and run (raw/run-N/<row>/verify.verdict.json, its parity snapshot beside it) and gathers
 // them with the parity into the run's raw/verify.json; the summary's header
 // reads that file. A folder without it was measured before verify kept a
 // record, and its summary says nothing about it.
@@ -20,8 +20,13 @@ import (
 	"strings"
 )
 
-// RowFile is one row's record in one run, beside its verify.txt.
-const RowFile = "verify.json"
+// RowFile is one row's record in one run, beside its verify.txt, and
+// SnapshotFile its parity snapshot (probes/verify's format). Dotted names,
+// which no case's window file (<case>.json) can take.
+const (
+	RowFile      = "verify.verdict.json"
+	SnapshotFile = "verify.parity.json"
+)
 
 // RunFile is the run's record, under the results folder.
 const RunFile = "raw/verify.json"

@@ -7,7 +7,9 @@ import (
 )
 
 func TestHeader(t *testing.T) {
-	pass := func(row string) Row { return Row{Format: Format, Run: 1, Row: row, Pass: true, Checks: 10, Connections: 4} }
+	pass := func(row string) Row {
+		return Row{Format: Format, Run: 1, Row: row, Pass: true, Checks: 10, Connections: 4}
+	}
 	r := &Record{Format: Format, Rows: []Row{pass("a"), pass("b")},
 		Parity: []Parity{{Run: 1, Reference: "a", Rows: []string{"a", "b"}, Answers: 23, Identical: 23}}}
 	if got, want := r.Header(), "verify: 2/2 PASS, parity: 23 identical"; got != want {

@@ -336,7 +336,7 @@ var (
 	titleRE = regexp.MustCompile(`(?is)<title>\s*Items\s*</title>`)
 	// titleTextRE is the title's text, for the parity snapshot.
 	titleTextRE = regexp.MustCompile(`(?is)<title>(.*?)</title>`)
-	anyLiRE = regexp.MustCompile(`(?i)<li[\s>/]`) // not <link>
+	anyLiRE     = regexp.MustCompile(`(?i)<li[\s>/]`) // not <link>
 	// entityRE is an HTML character reference; a '&' that starts none is raw.
 	entityRE = regexp.MustCompile(`^&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);`)
 )

@@ -50,7 +50,7 @@ counts identical and mismatched answers; the first difference is shown
 with both answers in full. Exit 1 when any differs.
 
 The third form gathers a bench run's row records (RAWDIR/run-N/ROW/
-verify.json) and compares the parity snapshots beside them run by run,
+verify.verdict.json) and compares the parity snapshots beside them run by run,
 into the run's record FILE (probes/verdict). Exit 1 when a row failed or
 an answer differs.
 
@@ -316,12 +316,12 @@ func parityLine(snaps []*snapshot, p parityResult) string {
 }
 
 // collectMain gathers a bench run's row records and compares each run's
-// snapshots (raw/run-N/ROW/parity.json) into the run's record.
+// snapshots (raw/run-N/ROW/verify.parity.json) into the run's record.
 func collectMain(args []string) int {
 	fs := flag.NewFlagSet("verify collect", flag.ContinueOnError)
 	var out, raw string
 	fs.StringVar(&out, "out", "", "the run's record to write (required)")
-	fs.StringVar(&raw, "raw", "", "the run's raw folder, holding run-N/ROW/verify.json (required)")
+	fs.StringVar(&raw, "raw", "", "the run's raw folder, holding run-N/ROW/verify.verdict.json (required)")
 	cli.Parse(fs, args, usage)
 	if out == "" || raw == "" {
 		cli.Usage("verify collect", "-raw and -out are required (see -h)")
@@ -347,7 +347,7 @@ func collectMain(args []string) int {
 			if !row.Pass {
 				rc = 1
 			}
-			if s, err := readSnapshot(filepath.Join(filepath.Dir(f), "parity.json")); err == nil {
+			if s, err := readSnapshot(filepath.Join(filepath.Dir(f), verdict.SnapshotFile)); err == nil {
 				snaps = append(snaps, s)
 			}
 		}

@@ -641,7 +641,7 @@ func TestCollect(t *testing.T) {
 		if err := verdict.Write(filepath.Join(dir, verdict.RowFile), rowRecord(c.cfg.Stack, results, c)); err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dir, "parity.json"), snap.encode(), 0o644)
+		os.WriteFile(filepath.Join(dir, verdict.SnapshotFile), snap.encode(), 0o644)
 	}
 	out := filepath.Join(raw, "verify.json")
 	if rc := collectMain([]string{"-out", out, "-raw", raw}); rc != 1 {

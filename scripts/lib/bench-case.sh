@@ -219,14 +219,14 @@ eta_row_done() {
 
 # check_row ROW DIR: before any window counts, APP.md's checks for a lab
 # stack and the study's per-case checks for every row, into DIR/verify.txt;
-# a lab stack's verdict and parity snapshot beside it (verify.json,
-# parity.json), which bench_finish gathers into the run's raw/verify.json
+# a lab stack's verdict and parity snapshot beside it (verify.verdict.json,
+# verify.parity.json), which bench_finish gathers into the run's raw/verify.json
 check_row() {
   local row=$1 dir=$2 stack rc=0
   stack=$(row_stack "$row")
   : >"$dir/verify.txt"
   if [[ "$(contract "$stack")" == app && -x "$(lab_tool_path verify)" ]]; then
-    verify_app "$stack" "$APP_PORT" "$DB_DIR/app.db" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/parity.json" || rc=1
+    verify_app "$stack" "$APP_PORT" "$DB_DIR/app.db" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
   fi
   if ((HAS_CHECKS)); then
     lab_tool plan checks "$STUDY_FILE" --url "http://127.0.0.1:$APP_PORT" >>"$dir/verify.txt" 2>&1 || rc=1

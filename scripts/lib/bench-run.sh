@@ -301,7 +301,7 @@ bench_run() {
 # before the checksums are taken; its last line is the summary's header line.
 # Nothing when no row was verified (a study of other contracts).
 verify_collect() {
-  compgen -G "$RUN_DIR/raw/run-*/*/verify.json" >/dev/null || return 0
+  compgen -G "$RUN_DIR/raw/run-*/*/verify.verdict.json" >/dev/null || return 0
   local out
   out=$("$(lab_tool_path verify)" collect -raw "$RUN_DIR/raw" -out "$RUN_DIR/raw/verify.json" 2>&1) || true
   note "bench: $(tail -n1 <<<"$out")"

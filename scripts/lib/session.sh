@@ -59,7 +59,7 @@ app_ready() {
 
 # verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: probes/verify's APP.md
 # checks against the running app, its report to OUT, its verdict as a row
-# record (probes/verdict) to verify.json beside OUT, and each route's answer
+# record (probes/verdict) to verify.verdict.json beside OUT, and each route's answer
 # as captured on the wire to answers.json beside OUT. /bench/pragmas is
 # sampled under writers at the host profile's connections, the write case's.
 verify_app() {
@@ -67,7 +67,7 @@ verify_app() {
   [[ -n "${6:-}" ]] && snap=(-snapshot "$6")
   dir=$(dirname "$5")
   "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" -db "$3" -upstream "$4" "${snap[@]}" \
-    -write-concurrency "${CONNECTIONS:-32}" -record "$dir/verify.json" -answers "$dir/answers.json" >"$5" 2>&1
+    -write-concurrency "${CONNECTIONS:-32}" -record "$dir/verify.verdict.json" -answers "$dir/answers.json" >"$5" 2>&1
 }
 
 # stop_check CONTAINER: SIGTERM with APP.md's 5 s, then remove; prints a
