@@ -166,6 +166,9 @@ func header(s *summary.Summary) block {
 		"baseline: " + s.Options.Baseline + " (ratios are taken within each run, then the median over runs)",
 		"cells: median (min–max) over runs; req/s counts 2xx answers only; p50 and p99 are medians of oha's per-window percentiles",
 	}
+	if s.Verify != "" {
+		items = append(items, s.Verify)
+	}
 	items = append(items, modeItem(s)...)
 	return block{kind: list, items: items}
 }

@@ -296,6 +296,17 @@ bench_run() {
   done < <(run_order "$run")
 }
 
+# verify_collect: each row's verify verdict and the parity of the rows'
+# snapshots, run by run, into the run's raw/verify.json (probes/verdict),
+# before the checksums are taken; its last line is the summary's header line.
+# Nothing when no row was verified (a study of other contracts).
+verify_collect() {
+  compgen -G "$RUN_DIR/raw/run-*/*/verify.verdict.json" >/dev/null || return 0
+  local out
+  out=$("$(lab_tool_path verify)" collect -raw "$RUN_DIR/raw" -out "$RUN_DIR/raw/verify.json" 2>&1) || true
+  note "bench: $(tail -n1 <<<"$out")"
+}
+
 # row_line RUN ROW: the row's figures in this run, on one line, as soon as
 # its windows are done (summarize --row: the numbers its tables will show)
 row_line() {
@@ -306,6 +317,7 @@ row_line() {
 
 bench_finish() {
   eta_finish
+  verify_collect
   lab_tool record finish "$RUN_DIR"
   FINISHED=1
   local rc=0

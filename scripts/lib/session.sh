@@ -58,13 +58,16 @@ app_ready() {
 }
 
 # verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: probes/verify's APP.md
-# checks against the running app, its report to OUT, and each route's
-# answer as captured on the wire to answers.json beside OUT
+# checks against the running app, its report to OUT, its verdict as a row
+# record (probes/verdict) to verify.verdict.json beside OUT, and each route's answer
+# as captured on the wire to answers.json beside OUT. /bench/pragmas is
+# sampled under writers at the host profile's connections, the write case's.
 verify_app() {
-  local snap=()
+  local snap=() dir
   [[ -n "${6:-}" ]] && snap=(-snapshot "$6")
+  dir=$(dirname "$5")
   "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" -db "$3" -upstream "$4" "${snap[@]}" \
-    -answers "$(dirname "$5")/answers.json" >"$5" 2>&1
+    -write-concurrency "${CONNECTIONS:-32}" -record "$dir/verify.verdict.json" -answers "$dir/answers.json" >"$5" 2>&1
 }
 
 
