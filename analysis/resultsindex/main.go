@@ -174,6 +174,9 @@ func readFolder(dir string) (Folder, error) {
 	f.Host = fmt.Sprintf("%s (%s, %d cores)", m.Host.Profile, fp.CPUModel, fp.Cores)
 	f.Stacks = m.Parameters.Stacks
 	f.Quiet = quietOf(m)
+	if m.SharedHost != "" {
+		f.Quiet += ", host shared"
+	}
 	discarded := 0
 	for _, r := range m.Runs {
 		discarded += len(r.Discarded)
@@ -241,7 +244,8 @@ every run that measured it.
 The table below is written by ` + "`scripts/tool resultsindex`" + ` (analysis/resultsindex)
 from each folder's manifest.json; ` + "`go test ./analysis/resultsindex`" + ` (in
 ` + "`./lab test`" + `) fails when it is stale. "quiet": whether the quiet-host gate
-held for every kept run (summary.md names the cause when it did not);
+held for every kept run (summary.md names the cause when it did not),
+and "host shared" when whoever ran it declared other work on the machine;
 "runs kept" counts the runs in the tables, and the runs the gate discarded
 and measured again.
 
