@@ -42,7 +42,7 @@ or ROW) run by run, as ratios, with the ratio's spread and each row's own
 Exit status: 0 compared; 1 a window failed a correctness gate; 2 bad input.
 
 Example:
-  compare results/2026-11-29-local-pages results/2026-11-30-local-pages
+  compare --cross-host results/2026-11-29-local-all-reference results/2026-11-30-local-all-reference-rerun
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -34,13 +34,18 @@ type Manifest struct {
 	StudyHash  string      `json:"study_hash,omitempty"`
 	// StudyAdopted says when and how StudyFiles were added to a manifest
 	// written before studies were files.
-	StudyAdopted string            `json:"study_adopted,omitempty"`
-	Profile      string            `json:"profile"`
-	Label        string            `json:"label"`
-	Host         Host              `json:"host"`
-	Parameters   Parameters        `json:"parameters"`
-	Tools        map[string]string `json:"tools"`
-	Images       map[string]Image  `json:"images"`
+	StudyAdopted string `json:"study_adopted,omitempty"`
+	Profile      string `json:"profile"`
+	Label        string `json:"label"`
+	// SharedHost says what else ran on the host while the bench did, as
+	// whoever ran it declared (LAB_SHARED_HOST, or record shared after the
+	// fact); "" when nothing was declared. The quiet gate measures load,
+	// not intent: a compiler between two windows passes it.
+	SharedHost string            `json:"shared_host,omitempty"`
+	Host       Host              `json:"host"`
+	Parameters Parameters        `json:"parameters"`
+	Tools      map[string]string `json:"tools"`
+	Images     map[string]Image  `json:"images"`
 	// Rows describes each row of the tables that is not simply a stack
 	// folder's image run as it ships: a variant (the same image with other
 	// environment) or a stack's request slots. Keyed by row name.
@@ -50,7 +55,7 @@ type Manifest struct {
 	// Confinement: per container (stack name, "upstream"), what Docker applied.
 	Confinement map[string]Confinement `json:"confinement,omitempty"`
 	// Timing is how long the bench took against what it measured and what
-	// its first ETA said (since 2026-12-01; absent in older manifests).
+	// its first ETA said (absent in manifests written before the bench timed itself).
 	Timing *Timing `json:"timing,omitempty"`
 	// Warmups is, per window, how long its warm-up took to get the app
 	// steady (package steady), gathered from the raw warmup.json files when

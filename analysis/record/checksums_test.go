@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"stacklab/analysis/manifest"
 	"testing"
 
 	_ "stacklab/analysis/golden"
@@ -72,5 +73,21 @@ func TestFinishWritesTheChecksums(t *testing.T) {
 	}
 	if err := results.VerifyChecksums(dir); err == nil {
 		t.Error("a raw file changed after record finish passed verify")
+	}
+}
+
+// A shared host is declared at the start (--shared-host) or after the
+// fact (record shared), and lands in the manifest either way.
+func TestSharedHost(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	record(t, "start", dir, "--study-file", "../../studies/pages.toml", "--profile", "quick", "--host-profile", "../../hosts/local.env",
+		"--runs", "1", "--cases", "up", "--stacks", "go-nethttp", "--shared-host", "a compiler on CPU 1")
+	m, err := manifest.Read(dir)
+	if err != nil || m.SharedHost != "a compiler on CPU 1" {
+		t.Fatalf("after start: %q, %v", m.SharedHost, err)
+	}
+	record(t, "shared", dir, "helpers building images")
+	if m, err = manifest.Read(dir); err != nil || m.SharedHost != "helpers building images" {
+		t.Fatalf("after record shared: %q, %v", m.SharedHost, err)
 	}
 }

@@ -7,12 +7,15 @@
 //	               --warmup S --duration S --connections N --cases a,b --stacks a,b
 //	               [--slots ROW=N]... [--contract ROW=app|none]...
 //	               [--extra K=V]... [--tool NAME=VERSION]... [--lab-commit C]
+//	               [--shared-host TEXT]
 //	record image   DIR STACK --tag T --id ID --size BYTES [--compressed BYTES]
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
 //	record confinement DIR NAME --inspect FILE   what Docker applied to a container (FILE: docker inspect; - is stdin)
 //	record finish  DIR [--incomplete REASON]
 //	record describe DIR     what a re-run needs, as "key value" lines
+//	record shared  DIR TEXT   declare, after the fact, what else ran on the
+//	               host during the run (manifest shared_host; "" clears it)
 //	record adopt-study DIR STUDYFILE   give a manifest written before studies
 //	               were files the copy of its study (refused unless the study's
 //	               windows are exactly the run's cases)
@@ -87,6 +90,8 @@ func main() {
 		err = pausesCmd(dir, args)
 	case "timing":
 		err = update(dir, args, timing)
+	case "shared":
+		err = update(dir, args, sharedHost)
 	case "adopt-study":
 		err = adoptStudy(dir, args)
 	case "study-files":
@@ -134,6 +139,7 @@ func start(dir string, args []string) error {
 	studyFile := fl.String("study-file", "", "the study file measured (its text goes into the manifest)")
 	profile := fl.String("profile", "", "bench profile (quick, full)")
 	label := fl.String("label", "", "label of this run")
+	shared := fl.String("shared-host", "", "what else runs on the host meanwhile, as declared (LAB_SHARED_HOST)")
 	hostProfile := fl.String("host-profile", "", "hosts/<name>.env used")
 	runs := fl.Int("runs", 0, "runs")
 	warmup := fl.Float64("warmup", 0, "warm-up seconds")
@@ -190,6 +196,7 @@ func start(dir string, args []string) error {
 		StudyHash:        st.Hash(),
 		Profile:          *profile,
 		Label:            *label,
+		SharedHost:       *shared,
 		Host: manifest.Host{
 			Profile:     strings.TrimSuffix(filepath.Base(*hostProfile), ".env"),
 			Settings:    settings,
@@ -256,6 +263,15 @@ func rowInfo(st *study.Study, rows []string, slots, contracts []string) (map[str
 
 // adoptStudy gives a manifest written before studies were files the copy
 // of its study, when the study's windows are exactly the run's cases.
+// sharedHost sets the manifest's declaration of a shared host.
+func sharedHost(m *manifest.Manifest, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("want one TEXT: what else ran on the host (\"\" clears it)")
+	}
+	m.SharedHost = strings.TrimSpace(args[0])
+	return nil
+}
+
 func adoptStudy(dir string, args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("want DIR STUDYFILE")

@@ -86,6 +86,7 @@ func blocks(s *summary.Summary) []block {
 	}
 	out = append(out, h(1, title))
 	out = append(out, notQuietBlocks(s)...)
+	out = append(out, sharedHostBlocks(s.SharedHost)...)
 	out = append(out, header(s))
 	if !s.Complete {
 		out = append(out, p("**Incomplete run**: %s. The tables hold what was measured.", s.IncompleteReason))
@@ -165,8 +166,20 @@ func header(s *summary.Summary) block {
 		"baseline: " + s.Options.Baseline + " (ratios are taken within each run, then the median over runs)",
 		"cells: median (min–max) over runs; req/s counts 2xx answers only; p50 and p99 are medians of oha's per-window percentiles",
 	}
+	if s.Verify != "" {
+		items = append(items, s.Verify)
+	}
 	items = append(items, modeItem(s)...)
 	return block{kind: list, items: items}
+}
+
+// sharedHostBlocks is the line under the title of a run whose host was
+// declared shared (manifest.SharedHost).
+func sharedHostBlocks(what string) []block {
+	if what == "" {
+		return nil
+	}
+	return []block{p("**Host shared**: %s. Its figures may be slower or noisier than on a host running the bench alone; compare them within this run.", what)}
 }
 
 // notQuietBlocks is the line under the title of a summary with a kept run
@@ -191,8 +204,8 @@ func notQuietRuns(s *summary.Summary) string {
 }
 
 // warmupScope says what one warm-up preceded (the manifest's extra
-// "warmup", written since 2026-12-01; older folders warmed every window
-// and say nothing).
+// "warmup"; folders written before it warmed every window up and say
+// nothing).
 func warmupScope(scope, maxS string) string {
 	switch scope {
 	case "steady":
@@ -480,7 +493,7 @@ func notes(ct *summary.CaseTable) []block {
 		out = append(out, p("SATURATED (%s, %s): the load generator used more than 90%% of its CPUs in that window, so the number is the generator's limit, a floor of what the stack can do, not the stack's limit.", ct.Case, strings.Join(sat, ", ")))
 	}
 	if len(warm) > 0 {
-		out = append(out, p("↗ not steady (%s, %s): the app was still warming up: its answers per 100 ms rose through the window, or its warm-up never got steady, or its JIT compiled %d or more methods at its top tier during the window. The figure is a floor of the app's warm speed.", ct.Case, strings.Join(warm, "; "), summary.JITTopTier))
+		out = append(out, p("↗ not steady (%s, %s): the app was still warming up: its answers per 100 ms rose through the window, or its warm-up never got steady, or its JIT compiled %d or more methods a second at its top tier during the window. The figure is a floor of the app's warm speed.", ct.Case, strings.Join(warm, "; "), summary.JITTopTierPerS))
 	}
 	if len(fall) > 0 {
 		out = append(out, p("↘ not steady (%s, %s): its answers per 100 ms fell by %.0f%% or more from the window's first third to its last: the figure mixes two speeds (the explanations say why, where a tail or a gap let them).", ct.Case, strings.Join(fall, "; "), 100*(1-latencyline.FallingRatio)))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"stacklab/analysis/stat"
 	"stacklab/analysis/summary"
 )
 
@@ -11,6 +12,18 @@ var metricWords = map[string]string{
 	summary.MetricRate: "req/s",
 	summary.MetricP99:  "p99",
 	summary.MetricCPU:  "CPU µs/req",
+}
+
+// falsePositiveBound is what k false alarms in n comparisons say about the
+// false-positive rate: a few comparisons bound it only loosely, and 0 of 6
+// is no rate of 0%, so the sentence gives the exact one-sided 95% upper
+// bound beside the count.
+func falsePositiveBound(k, n int) string {
+	if n == 0 {
+		return ": none to count, so nothing is known of the false-positive rate."
+	}
+	return fmt.Sprintf(". %d in %d bounds the false-positive rate only this far: with 95%% confidence it is at most %.0f%% (the exact one-sided bound).",
+		k, n, 100*stat.BinomialUpper(k, n, 0.05))
 }
 
 // selfTestBlocks reads the A/A self-test: the false-positive rate of A
@@ -22,12 +35,8 @@ func selfTestBlocks(s *summary.Summary) []block {
 		return nil
 	}
 	out := []block{h(2, "self-test")}
-	rate := 0.0
-	if st.Comparisons > 0 {
-		rate = float64(st.FalsePositives) / float64(st.Comparisons)
-	}
-	out = append(out, p("%s and %s are the same image under two names: the U test (α = 0.05, the test `just compare` uses) flagged %d of their %d comparisons (cases × req/s, p99 and CPU time per request), a false-positive rate of %.0f%%. Each planted row is %s with a fixed amount of extra CPU work per request; its CPU µs/req column measures how large the slowdown was.",
-		st.A, st.Twin, st.FalsePositives, st.Comparisons, 100*rate, st.A))
+	out = append(out, p("%s and %s are the same image under two names: the U test (α = 0.05, the test `just compare` uses) flagged %d of their %d comparisons (cases × req/s, p99 and CPU time per request)%s Each planted row is %s with a fixed amount of extra CPU work per request; its CPU µs/req column measures how large the slowdown was.",
+		st.A, st.Twin, st.FalsePositives, st.Comparisons, falsePositiveBound(st.FalsePositives, st.Comparisons), st.A))
 	if st.TooFew != "" {
 		out = append(out, p("**Too few runs**: %s. With fewer than 5 runs a side the test cannot reach its level, so nothing here can be flagged; run the full profile.", st.TooFew))
 	}

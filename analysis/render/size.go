@@ -30,7 +30,9 @@ func sizeBlocks(z *sizes.Summary) []block {
 	if z.Label != "" {
 		title += ", " + z.Label
 	}
-	out := []block{h(1, title), sizeHeader(z)}
+	out := []block{h(1, title)}
+	out = append(out, sharedHostBlocks(z.SharedHost)...)
+	out = append(out, sizeHeader(z))
 	if !z.Complete {
 		out = append(out, p("**Incomplete run**: %s. The tables hold what was measured.", z.IncompleteReason))
 	}

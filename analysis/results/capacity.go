@@ -19,7 +19,7 @@ import (
 	"stacklab/probes/timeline"
 )
 
-// A capacity case's window is a folder of steps (results/README.md):
+// A capacity case's window is a folder of steps (docs/results.md):
 //
 //	raw/run-N/<stack>/<case>/step-NN.target.json   the planned rate and length (record step)
 //	raw/run-N/<stack>/<case>/step-NN.json          vegeta report -type=json, as written (lane main)

@@ -1,4 +1,4 @@
-// Package results reads a results folder (results/README.md) into typed
+// Package results reads a results folder (docs/results.md) into typed
 // values: the manifest, and for every kept run, stack and case the window's
 // oha result and the files beside it. It reads and checks; it computes
 // nothing (that is package summary's work).
@@ -83,7 +83,7 @@ type StackRun struct {
 	Resources *Resources // nil when resources.json is absent
 	Windows   []Window   // in the manifest's order of cases
 	// Answers are verify's captures of each route's answer on the wire
-	// (answers.json, probes/answer; since 2026-12-01), nil when absent.
+	// (answers.json, probes/answer), nil when absent (older folders).
 	Answers []answer.Answer
 }
 
@@ -103,7 +103,7 @@ type Window struct {
 	Rows      *Rows    // <case>.rows.json, write cases
 	Loadgen   *Loadgen // <case>.loadgen.json
 	// Sampler is the cgroup sampler's own CPU time during the window
-	// (<case>.sampler.json, same format; since 2026-12-01).
+	// (<case>.sampler.json, same format; absent in older folders).
 	Sampler *Loadgen
 	// TimelinePath is the window's cgroup timeline (<case>.cgroup.jsonl),
 	// "" when absent. It is read on demand (ReadTimeline): parsing every
@@ -111,7 +111,7 @@ type Window struct {
 	// and only windows with a latency tail need one.
 	TimelinePath string
 	// Canary holds the CPU-speed canary's readings around the window
-	// (<case>.canary.jsonl, probes/speed; since 2026-12-01).
+	// (<case>.canary.jsonl, probes/speed; absent in older folders).
 	Canary []speed.Reading
 	// RelPath is the oha file's path inside the folder, for messages.
 	RelPath string
@@ -194,7 +194,7 @@ type Resources struct {
 	BootMs           float64 `json:"boot_ms"`
 	MemoryIdleBytes  int64   `json:"memory_idle_bytes"`
 	MemoryAfterBytes int64   `json:"memory_after_bytes"`
-	// Memory split (written since 2026-12-01; absent in older folders):
+	// Memory split (absent in older folders):
 	// anonymous memory (RSS) apart from page cache, after boot and verify,
 	// and after the full set of the row's cases: the largest over the
 	// row's containers, each read when its last case ended (a fresh_db

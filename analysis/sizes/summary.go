@@ -24,6 +24,7 @@ type Summary struct {
 	StudyHash        string               `json:"study_hash"`
 	Profile          string               `json:"profile"`
 	Label            string               `json:"label"`
+	SharedHost       string               `json:"shared_host,omitempty"`
 	LabCommit        string               `json:"lab_commit"`
 	StartedAt        string               `json:"started_at"`
 	EndedAt          string               `json:"ended_at"`
@@ -173,7 +174,7 @@ func Load(dir string, opt Options) (*Summary, error) {
 	}
 	s := &Summary{
 		Folder: filepath.Base(filepath.Clean(dir)), Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile,
-		Label: m.Label, LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
+		Label: m.Label, SharedHost: m.SharedHost, LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
 		Complete: m.Complete, IncompleteReason: m.IncompleteReason, HostProfile: m.Host.Profile,
 		Host: m.Host.Fingerprint, BuildCPUs: m.Parameters.Extra["build_cpus"], Builds: st.Size.Build,
 		Failures: []Failure{},

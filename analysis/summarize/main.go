@@ -41,7 +41,7 @@ Exit status: 0 all good; 1 a correctness gate failed (outputs written, failed
 cells marked, one line per failure on stderr); 2 bad input (nothing written).
 
 Example:
-  summarize --baseline go-nethttp results/2026-11-29-local-pages
+  summarize --baseline go-nethttp results/2026-11-29-local-all
 `
 
 func main() {

@@ -344,18 +344,21 @@ func appCPULimit(f *results.Folder) float64 {
 	return float64(results.CountCPUs(f.Manifest.Host.Settings["APP_CPUS"]))
 }
 
-// JITTopTier: a JIT that compiled this many methods at its top tier
-// during a window was still making the app's hot code fast: the window
-// measured an app short of its warm speed.
-const JITTopTier = 50
+// JITTopTierPerS: a JIT that compiled this many methods a second at its
+// top tier during a window was still making the app's hot code fast (and
+// its compiler threads took CPU from the requests): the window measured
+// an app short of its warm speed. A rate, so that a 5 s window and a
+// 15 s one are held to the same bar.
+const JITTopTierPerS = 5
 
-// warmupWords says why a window's warm-up is suspect, "" when it is not.
-func warmupWords(w *results.Window) string {
+// warmupWords says why a window's warm-up is suspect, "" when it is not;
+// secs is the window's length.
+func warmupWords(w *results.Window, secs float64) string {
 	if w.Warmup != nil && !w.Warmup.Steady {
 		return fmt.Sprintf(" (its warm-up was not steady after %s)", units.Seconds(w.Warmup.Seconds))
 	}
-	if j := w.JIT; j != nil && j.TopTier >= JITTopTier {
-		return fmt.Sprintf(" (its JIT compiled %d methods during the window, %d of them at its top tier)", j.Compiled, j.TopTier)
+	if j := w.JIT; j != nil && secs > 0 && float64(j.TopTier)/secs >= JITTopTierPerS {
+		return fmt.Sprintf(" (its JIT compiled %d methods in the window's %s, %d of them at its top tier: %.0f a second)", j.Compiled, units.Seconds(secs), j.TopTier, float64(j.TopTier)/secs)
 	}
 	return ""
 }
@@ -375,7 +378,7 @@ func windowEvidence(f *results.Folder, w *results.Window) (*evidence, error) {
 		return nil, err
 	}
 	vm := f.Manifest.Host.Fingerprint.VM
-	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w), pauses: w.Pauses,
+	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w, float64(int64(len(lt.Buckets))*lt.Header.BucketMs)/1e3), pauses: w.Pauses,
 		dirtyRatio: vm.DirtyRatio, dirtyBytes: vm.DirtyBytes}
 	if w.Loadgen != nil {
 		ev.genShare, ev.genSat = w.Loadgen.Share(), w.Loadgen.Saturated

@@ -185,3 +185,18 @@ func TestExplainStepRules(t *testing.T) {
 		t.Errorf("generator step: %+v", e)
 	}
 }
+
+// A JIT still compiling at its top tier makes a window not steady, by the
+// rate (a 15 s window with 60 compilations is warm, a 5 s one is not).
+func TestWarmupWordsJIT(t *testing.T) {
+	w := &results.Window{JIT: &pauses.JIT{Compiled: 70, TopTier: 60, NotEntrant: 55}}
+	if s := warmupWords(w, 15); s != "" {
+		t.Errorf("4 a second: %q, want steady", s)
+	}
+	if s, want := warmupWords(w, 5), " (its JIT compiled 70 methods in the window's 5.00 s, 60 of them at its top tier: 12 a second)"; s != want {
+		t.Errorf("12 a second: %q, want %q", s, want)
+	}
+	if s := warmupWords(&results.Window{}, 5); s != "" {
+		t.Errorf("no JIT log: %q", s)
+	}
+}

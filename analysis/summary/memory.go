@@ -7,8 +7,8 @@ import (
 
 // MemorySplit is a row's RSS (anonymous memory) apart from its page cache,
 // idle and after the full set of its cases, median (min–max) over the runs
-// whose resources.json has the split (folders from before 2026-12-01 have
-// none: the field is then absent and the table as it was).
+// whose resources.json has the split (older folders have none: the field
+// is then absent and the table as it was).
 type MemorySplit struct {
 	IdleAnonBytes  stat.Range `json:"idle_anon_bytes"`
 	IdleFileBytes  stat.Range `json:"idle_file_bytes"`

@@ -17,6 +17,7 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
+	"stacklab/probes/verdict"
 )
 
 // Summary is everything summary.md, summary.json and report.html show.
@@ -26,6 +27,7 @@ type Summary struct {
 	StudyHash        string               `json:"study_hash,omitempty"`
 	Profile          string               `json:"profile"`
 	Label            string               `json:"label,omitempty"`
+	SharedHost       string               `json:"shared_host,omitempty"`
 	HostProfile      string               `json:"host_profile"`
 	Host             manifest.Fingerprint `json:"host"`
 	LabCommit        string               `json:"lab_commit"`
@@ -61,6 +63,10 @@ type Summary struct {
 	SamplerCost []SamplerPair `json:"sampler_cost"`
 	Annotations []Annotation  `json:"annotations"`
 	Failures    []Failure     `json:"failures"`
+	// Verify is the line of the run's verify and parity record
+	// (probes/verdict: "verify: 9/9 PASS, parity: N identical"); empty for
+	// a folder measured before the bench kept one.
+	Verify string `json:"verify,omitempty"`
 	// Spread sets each row's run-to-run spread in req/s beside its spread
 	// in CPU time per request (cpu.go); empty with one run.
 	Spread []SpreadRow `json:"spread,omitempty"`
@@ -326,7 +332,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("--baseline %s: not a stack of this run (stacks: %s)", opt.Baseline, strings.Join(m.Parameters.Stacks, ", "))
 	}
 	s := &Summary{
-		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, Label: m.Label,
+		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, Label: m.Label, SharedHost: m.SharedHost,
 		HostProfile: m.Host.Profile, Host: m.Host.Fingerprint,
 		LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
 		Complete: m.Complete, IncompleteReason: m.IncompleteReason,
@@ -385,6 +391,13 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
 	selfTestPause(f, s.SelfTest, s.Explanations, found)
 	s.Canary = canary(f, s.Sections)
+	rec, err := verdict.Read(f.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil {
+		s.Verify = rec.Header()
+	}
 	if m.Profile == "paired" {
 		s.Within = WithinRun(s, "")
 	}

@@ -1,5 +1,5 @@
 // Package synth writes synthetic results folders, shaped exactly like the
-// bench's (results/README.md), for the tests and the benchmark of
+// bench's (docs/results.md), for the tests and the benchmark of
 // analysis/. Its oha files follow oha 1.16.0's --output-format json layout
 // (checked against the real output kept in analysis/oha/testdata); its
 // numbers are made up but deterministic.

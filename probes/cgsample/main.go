@@ -27,7 +27,7 @@ Usage: cgsample (--container ID | --cgroup PATH | --pid PID) --out FILE
        cgsample memory (--container ID | --cgroup PATH | --pid PID) --out FILE
 
 Samples every --interval until --duration elapses or SIGINT/SIGTERM arrives,
-writing one JSON line per sample to --out (format: results/README.md,
+writing one JSON line per sample to --out (format: docs/results.md,
 "<case>.cgroup.jsonl"). Each line is written whole as it is taken, so a kill
 loses at most one line. At the end one summary line goes to stderr.
 

@@ -1,6 +1,6 @@
 // Package timeline reads and writes the lab's cgroup timeline: the
 // `<case>.cgroup.jsonl` files that probes/cgsample writes, one JSON object per
-// sample, as results/README.md documents them.
+// sample, as docs/results.md documents them.
 //
 // Every measured field is a pointer: nil (JSON null) means the host could not
 // give that figure (no PSI on cgroup v1, a controller not mounted, no memory

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -25,8 +26,15 @@ type config struct {
 	DBPath      string // the stack's database file, on this host
 	UpstreamURL string // "" skips the /bench/upstream check
 	Writes      int    // POST /bench/write requests
-	Samples     int    // GET /bench/pragmas requests
+	Samples     int    // GET /bench/pragmas requests, at least
 	Concurrency int    // requests in flight for writes and pragmas
+	// The write load the pragma samples run under: LoadWrites POST
+	// /bench/write, WriteConcurrency in flight (the bench's own write
+	// concurrency), so writers wait on the lock while holding connections
+	// and the pool opens what it opens in the write case.
+	LoadWrites       int
+	LoadTime         time.Duration
+	WriteConcurrency int
 }
 
 // result is the outcome of one check.
@@ -76,12 +84,16 @@ type checker struct {
 	client  *http.Client
 	items   []any // /items' entries, for /page
 	results []result
+	// What checkPragmas saw: the distinct connections, and those at other
+	// settings than APP.md's.
+	connections int
+	wrong       []string
 }
 
 func newChecker(cfg config) *checker {
 	tr := &http.Transport{
 		DisableCompression:  true, // like the load generator: no Accept-Encoding
-		MaxIdleConnsPerHost: cfg.Concurrency + 1,
+		MaxIdleConnsPerHost: cfg.Concurrency + cfg.WriteConcurrency + 1,
 	}
 	return &checker{cfg: cfg, client: &http.Client{Transport: tr, Timeout: 15 * time.Second}}
 }
@@ -90,6 +102,11 @@ func newChecker(cfg config) *checker {
 // snapshot taken after the writes (nil if it could not be taken).
 func verify(cfg config) ([]result, *snapshot) {
 	c := newChecker(cfg)
+	return c.verify()
+}
+
+func (c *checker) verify() ([]result, *snapshot) {
+	cfg := c.cfg
 	defer c.client.CloseIdleConnections()
 	c.run("up", c.checkUp)
 	if r := c.results[0]; !r.OK && r.Expected == anAnswer {
@@ -102,15 +119,16 @@ func verify(cfg config) ([]result, *snapshot) {
 	c.run("method-not-allowed", c.checkMethodNotAllowed)
 	c.run("read", c.checkRead)
 	c.run("writes", c.checkWrites)
+	// Before the write load, whose number of rows is the stack's own.
+	snap, err := c.snapshot()
 	c.run("pragmas", c.checkPragmas)
 	if cfg.UpstreamURL == "" {
 		c.results = append(c.results, result{Stack: cfg.Stack, Check: "upstream", OK: true, Skipped: true, Note: "no upstream URL given"})
 	} else {
 		c.run("upstream", c.checkUpstream)
 	}
-	snap, err := c.snapshot()
 	if err != nil {
-		c.results = append(c.results, result{Stack: cfg.Stack, Check: "snapshot", Expected: "/json, /items and /bench/read answer", Got: err.Error()})
+		c.results = append(c.results, result{Stack: cfg.Stack, Check: "snapshot", Expected: "every parity request answered", Got: err.Error()})
 	}
 	return c.results, snap
 }
@@ -316,7 +334,9 @@ func (c *checker) checkItems() (string, error) {
 var (
 	liRE    = regexp.MustCompile(`(?s)<li data-id="([0-9]+)">(.*?)</li>`)
 	titleRE = regexp.MustCompile(`(?is)<title>\s*Items\s*</title>`)
-	anyLiRE = regexp.MustCompile(`(?i)<li[\s>/]`) // not <link>
+	// titleTextRE is the title's text, for the parity snapshot.
+	titleTextRE = regexp.MustCompile(`(?is)<title>(.*?)</title>`)
+	anyLiRE     = regexp.MustCompile(`(?i)<li[\s>/]`) // not <link>
 	// entityRE is an HTML character reference; a '&' that starts none is raw.
 	entityRE = regexp.MustCompile(`^&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);`)
 )
@@ -398,9 +418,19 @@ func escaped(inner string) error {
 	return nil
 }
 
+// notFoundRequests are paths APP.md does not serve; wrongMethodRequests
+// known paths with a method they do not take.
+var (
+	notFoundRequests    = [][2]string{{"GET", "/no-such-route"}, {"GET", "/bench"}, {"GET", "/items/1"}}
+	wrongMethodRequests = [][2]string{
+		{"POST", "/up"}, {"POST", "/json"}, {"DELETE", "/items"}, {"POST", "/page"},
+		{"POST", "/bench/upstream"}, {"GET", "/bench/write"}, {"POST", "/bench/read"}, {"PUT", "/bench/pragmas"},
+	}
+)
+
 func (c *checker) checkNotFound() (string, error) {
-	for _, p := range []string{"/no-such-route", "/bench", "/items/1"} {
-		a, err := c.do("GET", p)
+	for _, r := range notFoundRequests {
+		a, err := c.do(r[0], r[1])
 		if err != nil {
 			return "", err
 		}
@@ -412,10 +442,7 @@ func (c *checker) checkNotFound() (string, error) {
 }
 
 func (c *checker) checkMethodNotAllowed() (string, error) {
-	for _, r := range [][2]string{
-		{"POST", "/up"}, {"POST", "/json"}, {"DELETE", "/items"}, {"POST", "/page"},
-		{"POST", "/bench/upstream"}, {"GET", "/bench/write"}, {"POST", "/bench/read"}, {"PUT", "/bench/pragmas"},
-	} {
+	for _, r := range wrongMethodRequests {
 		a, err := c.do(r[0], r[1])
 		if err != nil {
 			return "", err
@@ -507,23 +534,7 @@ func (c *checker) checkWrites() (string, error) {
 		return "", err
 	}
 	start := time.Now()
-	ids, err := parallel(c.cfg.Writes, c.cfg.Concurrency, func() (int64, error) {
-		a, err := c.do("POST", "/bench/write")
-		if err != nil {
-			return 0, err
-		}
-		o, err := jsonObject(a, 200)
-		if err != nil {
-			return 0, err
-		}
-		if err := shape("POST /bench/write", o, "ok", "id"); err != nil {
-			return 0, err
-		}
-		if o[0].Val != true {
-			return 0, fail("POST /bench/write: ok true", short(o[0].Val))
-		}
-		return integer("POST /bench/write: id", o[1].Val)
-	})
+	ids, err := parallel(c.cfg.Writes, c.cfg.Concurrency, c.write)
 	end := time.Now()
 	if err != nil {
 		return "", err
@@ -548,6 +559,25 @@ func (c *checker) checkWrites() (string, error) {
 		return "", fail(fmt.Sprintf("database file: %d + %d writes = %d bench_events rows", rowsBefore, n, rowsBefore+n), rowsAfter)
 	}
 	return "", c.checkWrittenRows(ids, start, end)
+}
+
+// write is one POST /bench/write, its answer checked; the new row's id.
+func (c *checker) write() (int64, error) {
+	a, err := c.do("POST", "/bench/write")
+	if err != nil {
+		return 0, err
+	}
+	o, err := jsonObject(a, 200)
+	if err != nil {
+		return 0, err
+	}
+	if err := shape("POST /bench/write", o, "ok", "id"); err != nil {
+		return 0, err
+	}
+	if o[0].Val != true {
+		return 0, fail("POST /bench/write: ok true", short(o[0].Val))
+	}
+	return integer("POST /bench/write: id", o[1].Val)
 }
 
 // checkWrittenRows reads the rows the writes answered with from the file: a
@@ -576,32 +606,149 @@ func (c *checker) checkWrittenRows(ids []int64, start, end time.Time) error {
 	return nil
 }
 
+// pragmaConn is one connection /bench/pragmas named.
+type pragmaConn struct {
+	id      string
+	answers int
+	wrong   object // its first answer at other settings than APP.md's
+}
+
+// checkPragmas samples /bench/pragmas while a write load runs: writers,
+// WriteConcurrency in flight for LoadWrites writes and LoadTime at least,
+// wait on SQLite's lock holding their connections, so the pool opens the connections the write case gets, and
+// the samples (Concurrency in flight, until the writes are done and at
+// least Samples answered) meet them as they come free. Each answer names
+// its connection; every connection must be at APP.md's settings.
 func (c *checker) checkPragmas() (string, error) {
-	var mu sync.Mutex
-	bad, first := 0, ""
-	_, err := parallel(c.cfg.Samples, c.cfg.Concurrency, func() (int64, error) {
+	var (
+		mu       sync.Mutex
+		conns    = map[string]*pragmaConn{}
+		order    []string
+		answered atomic.Int64
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	done := make(chan struct{})
+	var (
+		writeErr error
+		writes   atomic.Int64
+		writers  sync.WaitGroup
+	)
+	start := time.Now()
+	for range c.cfg.WriteConcurrency {
+		writers.Go(func() {
+			for writes.Load() < int64(c.cfg.LoadWrites) || time.Since(start) < c.cfg.LoadTime {
+				if _, err := c.write(); err != nil {
+					mu.Lock()
+					if writeErr == nil {
+						writeErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				writes.Add(1)
+			}
+		})
+	}
+	wg.Go(func() {
+		writers.Wait()
+		close(done)
+	})
+	want := append(pragmaWant.keys(), "connection")
+	sample := func() error {
 		o, _, err := c.getJSON("/bench/pragmas")
 		if err != nil {
-			return 0, err
+			return err
 		}
-		if !slices.Equal(canonical(o), canonical(pragmaWant)) {
-			mu.Lock()
-			bad++
-			if first == "" {
-				first = short(o)
+		if err := shape("GET /bench/pragmas", o, want...); err != nil {
+			return err
+		}
+		id, _ := o[len(o)-1].Val.(string)
+		if id == "" {
+			return fail("GET /bench/pragmas: connection, a non-empty string naming the SQLite connection", short(o[len(o)-1].Val))
+		}
+		settings := o[:len(o)-1]
+		mu.Lock()
+		defer mu.Unlock()
+		k := conns[id]
+		if k == nil {
+			k = &pragmaConn{id: id}
+			conns[id] = k
+			order = append(order, id)
+		}
+		k.answers++
+		if k.wrong == nil && !slices.Equal(canonical(settings), canonical(pragmaWant)) {
+			k.wrong = settings
+		}
+		return nil
+	}
+	for range c.cfg.Concurrency {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					if answered.Load() >= int64(c.cfg.Samples) {
+						return
+					}
+				default:
+				}
+				if err := sample(); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					<-done
+					return
+				}
+				answered.Add(1)
 			}
-			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return "", firstErr
+	}
+	if writeErr != nil {
+		return "", writeErr
+	}
+	c.connections = len(order)
+	load := fmt.Sprintf("while %d writes ran, %d in flight", writes.Load(), c.cfg.WriteConcurrency)
+	var bad []string
+	for _, id := range order {
+		if k := conns[id]; k.wrong != nil {
+			c.wrong = append(c.wrong, id)
+			bad = append(bad, fmt.Sprintf("%s (%s)", id, settingsDiff(k.wrong)))
 		}
-		return 0, nil
-	})
-	if err != nil {
-		return "", err
 	}
-	if bad > 0 {
-		return "", failf(fmt.Sprintf("GET /bench/pragmas (%d requests, %d in flight): %s on every answer", c.cfg.Samples, c.cfg.Concurrency, short(pragmaWant)),
-			"%d of %d answers differ, the first: %s", bad, c.cfg.Samples, first)
+	if len(bad) > 0 {
+		return "", failf(fmt.Sprintf("GET /bench/pragmas %s: %s on every connection", load, short(pragmaWant)),
+			"%d of %d connections at other settings: %s", len(bad), len(order), strings.Join(bad, "; "))
 	}
-	return fmt.Sprintf("%d answers, %d in flight", c.cfg.Samples, c.cfg.Concurrency), nil
+	note := fmt.Sprintf("%s over %d answers %s", plural(len(order), "distinct connection"), answered.Load(), load)
+	if len(order) == 1 {
+		note += "; the pool opened no other connection under the write load"
+	}
+	return note, nil
+}
+
+// settingsDiff names the settings of o that differ from APP.md's.
+func settingsDiff(o object) string {
+	var d []string
+	for _, w := range pragmaWant {
+		v, ok := o.get(w.Key)
+		if !ok || !slices.Equal(canonical(v), canonical(w.Val)) {
+			d = append(d, fmt.Sprintf("%s %s (want %s)", w.Key, canonical(v), canonical(w.Val)))
+		}
+	}
+	return strings.Join(d, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func (c *checker) checkUpstream() (string, error) {

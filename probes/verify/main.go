@@ -9,33 +9,50 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	wire "stacklab/probes/answer"
 	"stacklab/probes/cli"
+	"stacklab/probes/verdict"
 )
 
 const usage = `verify: does a running stack answer as APP.md says?
 
-  verify -stack NAME -url http://127.0.0.1:PORT -db PATH [-upstream URL] [-snapshot FILE] [-answers FILE]
+  verify -stack NAME -url http://127.0.0.1:PORT -db PATH [-upstream URL] [-snapshot FILE] [-answers FILE] [-record FILE]
   verify compare SNAPSHOT SNAPSHOT...
+  verify collect -raw RAWDIR -out FILE
 
 The first form checks one stack started exactly as the bench starts it, on a
 freshly seeded database whose file PATH is on this host: every route's status,
 content type, framing and body shape (JSON key order included), 404 and 405,
 the HTML escaping of /page against the titles in the file, N writes raising
-/bench/read's count and the file's rows by exactly N, /bench/pragmas over many
-concurrent requests, and /bench/upstream when -upstream is given (200 through
-the mock if it answers, else the 502 answer). The verdict line comes first,
-then one line per check; a failure names the stack, the check, what was
-expected and what came back. Exit 1 when any check fails.
+/bench/read's count and the file's rows by exactly N, /bench/pragmas sampled
+while writes run -write-concurrency at once, for -load-writes writes and
+-load-time at least (so the pool opens
+the connections the write case gets; each answer names its connection, and
+every connection must be at APP.md's settings), and /bench/upstream when
+-upstream is given (200 through the mock if it answers, else the 502
+answer). The verdict line comes first, with how many distinct connections
+answered, then one line per check; a failure names the stack, the check,
+what was expected and what came back. Exit 1 when any check fails.
 
-With -snapshot it writes the parity snapshot taken after the writes: /json,
-/items and the ids and count of /bench/read, normalised JSON.
+With -snapshot it writes the parity snapshot, taken after the -writes
+writes and before the write load: every GET route's answer, the 404 and 405
+answers, and two writes each read back, normalised. With
+-record, the verdict as a probes/verdict row record.
 
 The second form compares snapshots of several stacks with the first and
-names the first difference. Exit 1 when any differs.
+counts identical and mismatched answers; the first difference is shown
+with both answers in full. Exit 1 when any differs.
+
+The third form gathers a bench run's row records (RAWDIR/run-N/ROW/
+verify.verdict.json) and compares the parity snapshots beside them run by run,
+into the run's record FILE (probes/verdict). Exit 1 when a row failed or
+an answer differs.
 
 Examples:
   verify -stack rust-axum -url http://127.0.0.1:18201 -db /tmp/v/app.db \
@@ -46,6 +63,9 @@ Examples:
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "compare" {
 		os.Exit(compareMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "collect" {
+		os.Exit(collectMain(os.Args[2:]))
 	}
 	os.Exit(checkMain(os.Args[1:]))
 }
@@ -59,8 +79,13 @@ func checkMain(args []string) int {
 	fs.StringVar(&cfg.DBPath, "db", "", "the stack's database file on this host (required)")
 	fs.StringVar(&cfg.UpstreamURL, "upstream", "", "the mock upstream the stack was given; empty skips /bench/upstream")
 	fs.IntVar(&cfg.Writes, "writes", 50, "POST /bench/write requests")
-	fs.IntVar(&cfg.Samples, "samples", 256, "GET /bench/pragmas requests")
+	fs.IntVar(&cfg.Samples, "samples", 256, "GET /bench/pragmas requests, at least")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 32, "requests in flight during writes and pragma samples")
+	fs.IntVar(&cfg.LoadWrites, "load-writes", 200, "POST /bench/write requests while /bench/pragmas is sampled, at least")
+	fs.DurationVar(&cfg.LoadTime, "load-time", time.Second, "how long the write load runs, at least")
+	fs.IntVar(&cfg.WriteConcurrency, "write-concurrency", 32, "writes in flight while /bench/pragmas is sampled (the bench's write concurrency)")
+	var recordPath string
+	fs.StringVar(&recordPath, "record", "", "write the verdict as a row record (probes/verdict) to this file")
 	fs.StringVar(&snapPath, "snapshot", "", "write the parity snapshot to this file")
 	fs.StringVar(&outPath, "out", "", "write the results as JSON lines to this file")
 	var answersPath string
@@ -72,8 +97,8 @@ func checkMain(args []string) int {
 		cli.Usage("verify", "-stack is required (see -h)")
 	case cfg.DBPath == "":
 		cli.Usage("verify", "-db is required (see -h)")
-	case cfg.Writes < 1 || cfg.Samples < 1 || cfg.Concurrency < 1:
-		cli.Usage("verify", "-writes, -samples and -concurrency must be at least 1")
+	case cfg.Writes < 1 || cfg.Samples < 1 || cfg.Concurrency < 1 || cfg.LoadWrites < 1 || cfg.WriteConcurrency < 1:
+		cli.Usage("verify", "-writes, -samples, -concurrency, -load-writes and -write-concurrency must be at least 1")
 	}
 	if err := loopbackURL(cfg.BaseURL); err != nil {
 		cli.Usage("verify", "-url %q: %v", cfg.BaseURL, err)
@@ -89,8 +114,9 @@ func checkMain(args []string) int {
 		cli.Usage("verify", "-db %s: not a database file", cfg.DBPath)
 	}
 
-	results, snap := verify(cfg)
-	fmt.Print(report(cfg.Stack, results))
+	c := newChecker(cfg)
+	results, snap := c.verify()
+	fmt.Print(report(cfg.Stack, results, c.connections))
 	answers, faults := captureAnswers(cfg.BaseURL)
 	fmt.Print(answersReport(answers, faults))
 	if answersPath != "" {
@@ -101,6 +127,11 @@ func checkMain(args []string) int {
 	if outPath != "" {
 		if err := writeResults(outPath, results); err != nil {
 			cli.Fail("verify", "-out %s: %v", outPath, err)
+		}
+	}
+	if recordPath != "" {
+		if err := verdict.Write(recordPath, rowRecord(cfg.Stack, results, c)); err != nil {
+			cli.Fail("verify", "-record %s: %v", recordPath, err)
 		}
 	}
 	if snapPath != "" && snap != nil {
@@ -128,8 +159,25 @@ func loopbackURL(s string) error {
 	return nil
 }
 
-// report is the verdict line, then one line per check.
-func report(stack string, results []result) string {
+// rowRecord is the verdict as probes/verdict keeps it.
+func rowRecord(stack string, results []result, c *checker) verdict.Row {
+	r := verdict.Row{Format: verdict.Format, Row: stack, Checks: len(results), Connections: c.connections, Wrong: c.wrong}
+	for _, x := range results {
+		if !x.OK {
+			r.Failed = append(r.Failed, x.Check)
+		}
+	}
+	r.Pass = len(r.Failed) == 0
+	if !r.Pass {
+		f := firstFailure(results)
+		r.First = fmt.Sprintf("%s: expected %s, got %s", f.Check, f.Expected, f.Got)
+	}
+	return r
+}
+
+// report is the verdict line, then one line per check; conns is how many
+// distinct connections /bench/pragmas named.
+func report(stack string, results []result, conns int) string {
 	var b strings.Builder
 	var failed []string
 	for _, r := range results {
@@ -144,7 +192,7 @@ func report(stack string, results []result) string {
 				up = "; upstream: " + r.Note
 			}
 		}
-		fmt.Fprintf(&b, "%s: PASS, %d checks%s\n", stack, len(results), up)
+		fmt.Fprintf(&b, "%s: PASS, %d checks, %s%s\n", stack, len(results), plural(conns, "distinct connection"), up)
 	} else {
 		first := firstFailure(results)
 		fmt.Fprintf(&b, "%s: FAIL, %d of %d checks (%s); first: %s: expected %s, got %s\n",
@@ -242,18 +290,93 @@ func compareMain(args []string) int {
 		}
 		snaps = append(snaps, s)
 	}
-	names := make([]string, len(snaps))
-	for i, s := range snaps {
-		names[i] = s.Stack
-	}
-	diffs := compareSnapshots(snaps)
-	if len(diffs) == 0 {
-		fmt.Printf("parity: PASS, %d stacks give the same /json, /items and /bench/read ids and count: %s\n", len(snaps), strings.Join(names, ", "))
-		return 0
-	}
-	fmt.Printf("parity: FAIL, %d of %d stacks differ from %s\n", len(diffs), len(snaps)-1, snaps[0].Stack)
-	for _, d := range diffs {
+	p := compareSnapshots(snaps)
+	fmt.Println(parityLine(snaps, p))
+	for _, d := range p.diffs {
 		fmt.Println("  " + d)
 	}
-	return 1
+	if p.first != "" {
+		fmt.Println("  first difference: " + p.first)
+	}
+	if p.mismatched > 0 {
+		return 1
+	}
+	return 0
+}
+
+// parityLine is the comparison's verdict: "parity: N identical, M
+// mismatched (A answers of each of S stacks against REF's)".
+func parityLine(snaps []*snapshot, p parityResult) string {
+	var names []string
+	for _, s := range snaps {
+		names = append(names, s.Stack)
+	}
+	return fmt.Sprintf("parity: %d identical, %d mismatched (%d answers of each of %s against %s's: %s)",
+		p.identical, p.mismatched, len(snaps[0].Exchanges), plural(len(snaps)-1, "other stack"), snaps[0].Stack, strings.Join(names, ", "))
+}
+
+// collectMain gathers a bench run's row records and compares each run's
+// snapshots (raw/run-N/ROW/verify.parity.json) into the run's record.
+func collectMain(args []string) int {
+	fs := flag.NewFlagSet("verify collect", flag.ContinueOnError)
+	var out, raw string
+	fs.StringVar(&out, "out", "", "the run's record to write (required)")
+	fs.StringVar(&raw, "raw", "", "the run's raw folder, holding run-N/ROW/verify.verdict.json (required)")
+	cli.Parse(fs, args, usage)
+	if out == "" || raw == "" {
+		cli.Usage("verify collect", "-raw and -out are required (see -h)")
+	}
+	runs, err := filepath.Glob(filepath.Join(raw, "run-*"))
+	if err != nil || len(runs) == 0 {
+		cli.Usage("verify collect", "%s: no run-N folders", raw)
+	}
+	slices.SortFunc(runs, func(a, b string) int { return runNumber(a) - runNumber(b) })
+	rec := verdict.Record{Format: verdict.Format, Rows: []verdict.Row{}, Parity: []verdict.Parity{}}
+	rc := 0
+	for _, run := range runs {
+		n := runNumber(run)
+		files, _ := filepath.Glob(filepath.Join(run, "*", verdict.RowFile))
+		var snaps []*snapshot
+		for _, f := range files {
+			row, err := verdict.ReadRow(f)
+			if err != nil {
+				cli.Fail("verify collect", "%v", err)
+			}
+			row.Run = n
+			rec.Rows = append(rec.Rows, *row)
+			if !row.Pass {
+				rc = 1
+			}
+			if s, err := readSnapshot(filepath.Join(filepath.Dir(f), verdict.SnapshotFile)); err == nil {
+				snaps = append(snaps, s)
+			}
+		}
+		if len(snaps) < 2 {
+			continue
+		}
+		p := compareSnapshots(snaps)
+		var names []string
+		for _, s := range snaps {
+			names = append(names, s.Stack)
+		}
+		fmt.Printf("run %d: %s\n", n, parityLine(snaps, p))
+		if p.first != "" {
+			fmt.Println("  first difference: " + p.first)
+			rc = 1
+		}
+		rec.Parity = append(rec.Parity, verdict.Parity{
+			Run: n, Reference: snaps[0].Stack, Rows: names, Answers: len(snaps[0].Exchanges),
+			Identical: p.identical, Mismatched: p.mismatched, First: p.first,
+		})
+	}
+	if err := verdict.Write(out, rec); err != nil {
+		cli.Fail("verify collect", "-out %s: %v", out, err)
+	}
+	fmt.Println(rec.Header())
+	return rc
+}
+
+func runNumber(dir string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "run-"))
+	return n
 }

@@ -4,68 +4,155 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
+	"mime"
 	"os"
 	"slices"
+	"strings"
 )
 
-// snapshot is what must be the same bytes on every stack after the same
-// writes (APP.md, parity): /json, /items, and the ids and count of
-// /bench/read, each normalised to canonical JSON.
+// snapshot is what must be the same on every stack after the same requests
+// (APP.md, parity): the answer of every GET route, of the 404 and 405
+// cases, and of writes each followed by a read, normalised so that only
+// what the contract fixes is compared (see normalise).
 type snapshot struct {
-	Stack  string
-	Writes int
-	JSON   any
-	Items  any
-	Read   any // {"count":N,"ids":[...]}
+	Stack     string
+	Exchanges []exchange
+}
+
+// exchange is one request and its normalised answer.
+type exchange struct {
+	Name   string // "GET /items"
+	Answer any
+}
+
+// parityRequests are the requests of the snapshot, in order. The writes
+// come last, each read back at once; /items after them must not change.
+func (c *checker) parityRequests() [][2]string {
+	reqs := [][2]string{
+		{"GET", "/up"}, {"GET", "/json"}, {"GET", "/items"}, {"GET", "/page"},
+		{"GET", "/bench/read"}, {"GET", "/bench/pragmas"},
+	}
+	if c.cfg.UpstreamURL != "" {
+		reqs = append(reqs, [2]string{"GET", "/bench/upstream"})
+	}
+	reqs = append(reqs, notFoundRequests...)
+	reqs = append(reqs, wrongMethodRequests...)
+	return append(reqs,
+		[2]string{"POST", "/bench/write"}, [2]string{"GET", "/bench/read"},
+		[2]string{"POST", "/bench/write"}, [2]string{"GET", "/bench/read"},
+		[2]string{"GET", "/items"})
 }
 
 func (c *checker) snapshot() (*snapshot, error) {
-	j, _, err := c.getJSON("/json")
-	if err != nil {
-		return nil, err
+	s := &snapshot{Stack: c.cfg.Stack}
+	for _, r := range c.parityRequests() {
+		a, err := c.do(r[0], r[1])
+		if err != nil {
+			return nil, err
+		}
+		s.Exchanges = append(s.Exchanges, exchange{Name: r[0] + " " + r[1], Answer: normalise(a)})
 	}
-	items, _, err := c.getJSON("/items")
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.read()
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]any, len(r.ids))
-	for i, id := range r.ids {
-		ids[i] = json.Number(fmt.Sprint(id))
-	}
-	read := object{{"count", json.Number(fmt.Sprint(r.count))}, {"ids", ids}}
-	return &snapshot{Stack: c.cfg.Stack, Writes: c.cfg.Writes, JSON: j, Items: items, Read: read}, nil
+	return s, nil
 }
 
-// body is the snapshot as one ordered value, the form compared and written.
+// normalise keeps of an answer what APP.md fixes: the status always; for a
+// 404 or 405 nothing else (their bodies are the framework's); else the
+// media type and the body: JSON in canonical form (key order kept) with
+// /bench/read's created_at, /bench/pragmas' connection and a 502's error
+// text left out, /page as its title and its items' ids and unescaped
+// titles, text as it is.
+func normalise(a *answer) any {
+	out := object{{"status", json.Number(fmt.Sprint(a.status))}}
+	if a.status == 404 || a.status == 405 {
+		return out
+	}
+	mt, _, _ := mime.ParseMediaType(a.header.Get("Content-Type"))
+	out = append(out, member{"type", mt})
+	switch {
+	case mt == "application/json":
+		v, err := decodeOrdered(a.body)
+		if err != nil {
+			return append(out, member{"body", "not JSON: " + cut(a.body)})
+		}
+		return append(out, member{"body", dropVolatile(a.path, v)})
+	case mt == "text/html":
+		return append(out, member{"page", pageContent(a.body)})
+	default:
+		return append(out, member{"body", string(a.body)})
+	}
+}
+
+// dropVolatile removes what differs between two correct stacks.
+func dropVolatile(path string, v any) any {
+	o, ok := v.(object)
+	if !ok {
+		return v
+	}
+	var out object
+	for _, m := range o {
+		switch {
+		case path == "/bench/pragmas" && m.Key == "connection":
+			continue
+		case m.Key == "error":
+			out = append(out, member{m.Key, "(message)"})
+			continue
+		case path == "/bench/read" && m.Key == "latest":
+			list, _ := m.Val.([]any)
+			ids := []any{}
+			for _, e := range list {
+				if eo, ok := e.(object); ok {
+					id, _ := eo.get("id")
+					ids = append(ids, id)
+				}
+			}
+			out = append(out, member{"latest ids", ids})
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// pageContent is what /page shows: its title, then each <li>'s id and
+// title, unescaped; the markup around them is each stack's own.
+func pageContent(body []byte) any {
+	s := string(body)
+	title := ""
+	if m := titleTextRE.FindStringSubmatch(s); m != nil {
+		title = strings.TrimSpace(html.UnescapeString(m[1]))
+	}
+	items := []any{}
+	for _, m := range liRE.FindAllStringSubmatch(s, -1) {
+		items = append(items, []any{json.Number(m[1]), html.UnescapeString(m[2])})
+	}
+	return object{{"title", title}, {"items", items}}
+}
+
+// body is the snapshot as one ordered value, the form written.
 func (s *snapshot) body() object {
-	return object{
-		{"stack", s.Stack},
-		{"writes", json.Number(fmt.Sprint(s.Writes))},
-		{"json", s.JSON},
-		{"items", s.Items},
-		{"read", s.Read},
+	var ex []any
+	for _, e := range s.Exchanges {
+		ex = append(ex, object{{"request", e.Name}, {"answer", e.Answer}})
 	}
+	return object{{"stack", s.Stack}, {"exchanges", ex}}
 }
 
-// encode writes one top-level key a line, so two snapshots diff well.
+// encode writes one exchange a line, so two snapshots diff well.
 func (s *snapshot) encode() []byte {
 	var b bytes.Buffer
-	b.WriteString("{\n")
-	for i, m := range s.body() {
-		b.WriteString("  ")
-		writeString(&b, m.Key)
-		b.WriteString(": ")
-		writeCanonical(&b, m.Val)
-		if i < len(s.body())-1 {
+	b.WriteString("{\n  \"stack\": ")
+	writeString(&b, s.Stack)
+	b.WriteString(",\n  \"exchanges\": [\n")
+	for i, e := range s.Exchanges {
+		b.WriteString("    ")
+		writeCanonical(&b, object{{"request", e.Name}, {"answer", e.Answer}})
+		if i < len(s.Exchanges)-1 {
 			b.WriteByte(',')
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteString("}\n")
+	b.WriteString("  ]\n}\n")
 	return b.Bytes()
 }
 
@@ -79,28 +166,72 @@ func readSnapshot(path string) (*snapshot, error) {
 		return nil, fmt.Errorf("%s: not a parity snapshot: %v", path, err)
 	}
 	o, ok := v.(object)
-	want := []string{"stack", "writes", "json", "items", "read"}
+	want := []string{"stack", "exchanges"}
 	if !ok || !slices.Equal(o.keys(), want) {
 		return nil, fmt.Errorf("%s: not a parity snapshot (want the keys %v)", path, want)
 	}
 	stack, _ := o[0].Val.(string)
-	writes, err := integer("writes", o[1].Val)
-	if err != nil || stack == "" {
-		return nil, fmt.Errorf("%s: not a parity snapshot (stack and writes)", path)
+	list, ok := o[1].Val.([]any)
+	if stack == "" || !ok {
+		return nil, fmt.Errorf("%s: not a parity snapshot (a stack and a list of exchanges)", path)
 	}
-	return &snapshot{Stack: stack, Writes: int(writes), JSON: o[2].Val, Items: o[3].Val, Read: o[4].Val}, nil
+	s := &snapshot{Stack: stack}
+	for i, e := range list {
+		eo, ok := e.(object)
+		if !ok || !slices.Equal(eo.keys(), []string{"request", "answer"}) {
+			return nil, fmt.Errorf("%s: exchange %d: want the keys [request answer]", path, i)
+		}
+		name, _ := eo[0].Val.(string)
+		s.Exchanges = append(s.Exchanges, exchange{Name: name, Answer: eo[1].Val})
+	}
+	return s, nil
 }
 
-// compareSnapshots compares every snapshot with the first and returns one
-// line per stack that differs, naming the first difference.
-func compareSnapshots(snaps []*snapshot) []string {
-	var diffs []string
+// parityResult is a comparison of snapshots with the first.
+type parityResult struct {
+	identical, mismatched int
+	diffs                 []string // one line per stack that differs, its first difference
+	first                 string   // the first difference with both answers in full
+}
+
+// compareSnapshots compares each exchange of every snapshot with the
+// first's and counts the identical and mismatched answers.
+func compareSnapshots(snaps []*snapshot) parityResult {
+	var p parityResult
 	ref := snaps[0]
 	for _, s := range snaps[1:] {
-		a, b := ref.body()[1:], s.body()[1:] // everything but the name
-		if d := firstDifference("", a, b); d != "" {
-			diffs = append(diffs, fmt.Sprintf("%s differs from %s at %s (%s vs %s)", s.Stack, ref.Stack, d, ref.Stack, s.Stack))
+		firstHere := ""
+		for i := range max(len(ref.Exchanges), len(s.Exchanges)) {
+			d := ""
+			switch {
+			case i >= len(s.Exchanges):
+				d = fmt.Sprintf("%s: missing", ref.Exchanges[i].Name)
+			case i >= len(ref.Exchanges):
+				d = fmt.Sprintf("%s: not in %s's snapshot", s.Exchanges[i].Name, ref.Stack)
+			case ref.Exchanges[i].Name != s.Exchanges[i].Name:
+				d = fmt.Sprintf("exchange %d: %s vs %s", i, ref.Exchanges[i].Name, s.Exchanges[i].Name)
+			default:
+				d = firstDifference(s.Exchanges[i].Name, ref.Exchanges[i].Answer, s.Exchanges[i].Answer)
+			}
+			if d == "" {
+				p.identical++
+				continue
+			}
+			p.mismatched++
+			if firstHere == "" {
+				firstHere = d
+			}
+			if p.first == "" {
+				p.first = fmt.Sprintf("%s differs from %s at %s", s.Stack, ref.Stack, d)
+				if i < len(ref.Exchanges) && i < len(s.Exchanges) {
+					p.first += fmt.Sprintf("; %s answered %s; %s answered %s",
+						ref.Stack, canonical(ref.Exchanges[i].Answer), s.Stack, canonical(s.Exchanges[i].Answer))
+				}
+			}
+		}
+		if firstHere != "" {
+			p.diffs = append(p.diffs, fmt.Sprintf("%s differs from %s at %s (%s vs %s)", s.Stack, ref.Stack, firstHere, ref.Stack, s.Stack))
 		}
 	}
-	return diffs
+	return p
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
+	"stacklab/probes/verdict"
 	"stacklab/stacks"
 )
 
@@ -380,7 +382,9 @@ func (f *fixture) pragmas(w http.ResponseWriter, r *http.Request) {
 		}
 		parts = append(parts, fmt.Sprintf("%q:%s", n, b))
 	}
-	time.Sleep(2 * time.Millisecond) // hold the connection, so the pool opens more
+	var id string
+	conn.Raw(func(dc any) error { id = fmt.Sprintf("%p", dc); return nil })
+	parts = append(parts, fmt.Sprintf(`"connection":%q`, id))
 	writeJSON(w, 200, "{"+strings.Join(parts, ",")+"}")
 }
 
@@ -411,7 +415,7 @@ func deadUpstream(t *testing.T) string {
 func runVerify(t *testing.T, fault, upstream string) ([]result, *snapshot) {
 	t.Helper()
 	base, dbPath := startFixture(t, fault, upstream)
-	return verify(config{Stack: "fixture-" + fault, BaseURL: base, DBPath: dbPath, UpstreamURL: upstream, Writes: 20, Samples: 64, Concurrency: 8})
+	return verify(config{Stack: "fixture-" + fault, BaseURL: base, DBPath: dbPath, UpstreamURL: upstream, Writes: 20, Samples: 64, Concurrency: 8, LoadWrites: 40, LoadTime: 300 * time.Millisecond, WriteConcurrency: 8})
 }
 
 func failed(results []result) []string {
@@ -432,7 +436,7 @@ func TestCorrectStackPasses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			results, snap := runVerify(t, "", upstream(t))
 			if f := failed(results); len(f) != 0 {
-				t.Fatalf("a correct stack failed %v:\n%s", f, report("fixture", results))
+				t.Fatalf("a correct stack failed %v:\n%s", f, report("fixture", results, 4))
 			}
 			if len(results) != 10 || snap == nil {
 				t.Fatalf("want 10 checks and a snapshot, got %d and %v", len(results), snap)
@@ -447,8 +451,8 @@ func TestUpstreamSkippedWithoutURL(t *testing.T) {
 	if r.Check != "upstream" || !r.Skipped || !r.OK {
 		t.Fatalf("want the upstream check skipped, got %+v", r)
 	}
-	if !strings.Contains(report("fixture", results), "upstream: no upstream URL given") {
-		t.Fatalf("the report does not say the upstream check was skipped:\n%s", report("fixture", results))
+	if !strings.Contains(report("fixture", results, 4), "upstream: no upstream URL given") {
+		t.Fatalf("the report does not say the upstream check was skipped:\n%s", report("fixture", results, 4))
 	}
 }
 
@@ -476,7 +480,7 @@ func TestEachFaultFailsItsCheck(t *testing.T) {
 		{"read-stale-count", "writes", true, "1000"},
 		{"writes-to-another-file", "writes", true, "1000"},
 		{"write-payload-short", "writes", true, "5 bytes"},
-		{"pragmas-first-conn-only", "pragmas", true, `"cache_size":-2000`},
+		{"pragmas-first-conn-only", "pragmas", true, "connections at other settings: 0x"},
 		{"upstream-no-call", "upstream", true, " ms"},
 		{"upstream-500-on-failure", "upstream", false, "status 500"},
 	}
@@ -488,18 +492,52 @@ func TestEachFaultFailsItsCheck(t *testing.T) {
 			}
 			results, _ := runVerify(t, tc.fault, up)
 			if f := failed(results); !slices.Equal(f, []string{tc.check}) {
-				t.Fatalf("want only %q to fail, failed: %v\n%s", tc.check, f, report("fixture", results))
+				t.Fatalf("want only %q to fail, failed: %v\n%s", tc.check, f, report("fixture", results, 4))
 			}
 			for _, r := range results {
 				if r.Check == tc.check && (r.Expected == "" || !strings.Contains(r.Got, tc.gotContains)) {
 					t.Errorf("the failure should say what came back (containing %q): expected %q, got %q", tc.gotContains, r.Expected, r.Got)
 				}
 			}
-			line := strings.SplitN(report("fixture-"+tc.fault, results), "\n", 2)[0]
+			line := strings.SplitN(report("fixture-"+tc.fault, results, 4), "\n", 2)[0]
 			if !strings.HasPrefix(line, "fixture-"+tc.fault+": FAIL") || !strings.Contains(line, tc.check+": expected") {
 				t.Errorf("the verdict line should name the stack and the check: %q", line)
 			}
 		})
+	}
+}
+
+// A pool that ran its pragmas once: sampled under the write load, every
+// connection the pool opened answers, and each one at the wrong settings
+// is named; the record says how many there were.
+func TestPragmasNameEachWrongConnection(t *testing.T) {
+	base, dbPath := startFixture(t, "pragmas-first-conn-only", "")
+	c := newChecker(config{Stack: "once", BaseURL: base, DBPath: dbPath, Writes: 20, Samples: 64, Concurrency: 8, LoadWrites: 40, LoadTime: 300 * time.Millisecond, WriteConcurrency: 8})
+	results, _ := c.verify()
+	if f := failed(results); !slices.Equal(f, []string{"pragmas"}) {
+		t.Fatalf("want only pragmas to fail, failed %v", f)
+	}
+	// the fixture's pool holds 4: the first at APP.md's settings, 3 not
+	if c.connections < 2 || len(c.wrong) != c.connections-1 {
+		t.Fatalf("want every connection but the first named as wrong, got %d connections, wrong %v", c.connections, c.wrong)
+	}
+	var got string
+	for _, r := range results {
+		if r.Check == "pragmas" {
+			got = r.Got
+		}
+	}
+	for _, id := range c.wrong {
+		if !strings.Contains(got, id+" (cache_size -2000 (want 2000), mmap_size 0 (want 134217728)") {
+			t.Errorf("the failure should name %s and its settings: %s", id, got)
+		}
+	}
+	if want := fmt.Sprintf("%d of %d connections at other settings", len(c.wrong), c.connections); !strings.Contains(got, want) {
+		t.Errorf("the failure should count them (%q): %s", want, got)
+	}
+	rec := rowRecord("once", results, c)
+	if rec.Pass || rec.Connections != c.connections || !slices.Equal(rec.Wrong, c.wrong) || !regexp.MustCompile(`^pragmas: expected GET /bench/pragmas while [0-9]+ writes ran, 8 in flight`).MatchString(rec.First) {
+		t.Errorf("the row record does not say what failed: %+v", rec)
 	}
 }
 
@@ -528,12 +566,23 @@ func TestParitySnapshots(t *testing.T) {
 	if string(snaps[0].encode()) != string(a.encode()) {
 		t.Fatalf("a snapshot does not read back as written:\n%s\n%s", snaps[0].encode(), a.encode())
 	}
-	if d := compareSnapshots(snaps[:2]); len(d) != 0 {
-		t.Fatalf("two correct stacks after the same writes differ: %v", d)
+	// every GET route, 3 404s, 8 405s, two writes each read back, /items again
+	if n := len(a.Exchanges); n != 6+3+8+5 {
+		t.Fatalf("want 22 answers in the snapshot, got %d:\n%s", n, a.encode())
 	}
-	d := compareSnapshots(snaps)
-	if len(d) != 1 || !strings.Contains(d[0], "fixture-json-missing-key differs from fixture- at json: keys [message] vs []") {
-		t.Fatalf("want the /json difference named, got %v", d)
+	if p := compareSnapshots(snaps[:2]); p.mismatched != 0 || p.identical != len(a.Exchanges) {
+		t.Fatalf("two correct stacks after the same requests differ: %+v", p)
+	}
+	p := compareSnapshots(snaps)
+	if p.mismatched != 1 || p.identical != 2*len(a.Exchanges)-1 || len(p.diffs) != 1 ||
+		!strings.Contains(p.diffs[0], "fixture-json-missing-key differs from fixture- at GET /json.body: keys [message] vs []") {
+		t.Fatalf("want the /json difference named and counted, got %+v", p)
+	}
+	if !strings.Contains(p.first, `fixture- answered {"status":200,"type":"application/json","body":{"message":"Hello, World!"}}; fixture-json-missing-key answered {"status":200,"type":"application/json","body":{}}`) {
+		t.Fatalf("the first difference should show both answers in full, got %q", p.first)
+	}
+	if line := parityLine(snaps, p); !strings.HasPrefix(line, "parity: 43 identical, 1 mismatched (22 answers of each of 2 other stacks against fixture-'s") {
+		t.Fatalf("got %q", line)
 	}
 
 	// The same bytes after normalisation: whitespace and \u escapes do not count.
@@ -576,5 +625,35 @@ func TestNothingListening(t *testing.T) {
 	results, snap := verify(config{Stack: "gone", BaseURL: deadUpstream(t), DBPath: seedDB(t), Writes: 1, Samples: 1, Concurrency: 1})
 	if len(results) != 1 || results[0].OK || snap != nil || !strings.Contains(results[0].Got, "connection refused") {
 		t.Fatalf("want one failed check saying the connection was refused, got %+v", results)
+	}
+}
+
+// collect gathers a run's row records and compares the snapshots beside
+// them into the run's record, whose header the summary prints.
+func TestCollect(t *testing.T) {
+	raw := filepath.Join(t.TempDir(), "raw")
+	for _, fault := range []string{"", "json-missing-key"} {
+		base, dbPath := startFixture(t, fault, "")
+		c := newChecker(config{Stack: "fixture-" + fault, BaseURL: base, DBPath: dbPath, Writes: 20, Samples: 64, Concurrency: 8, LoadWrites: 40, LoadTime: 300 * time.Millisecond, WriteConcurrency: 8})
+		results, snap := c.verify()
+		dir := filepath.Join(raw, "run-1", "row-"+fault)
+		os.MkdirAll(dir, 0o755)
+		if err := verdict.Write(filepath.Join(dir, verdict.RowFile), rowRecord(c.cfg.Stack, results, c)); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, verdict.SnapshotFile), snap.encode(), 0o644)
+	}
+	out := filepath.Join(raw, "verify.json")
+	if rc := collectMain([]string{"-out", out, "-raw", raw}); rc != 1 {
+		t.Fatalf("a failed row and a mismatch: want status 1, got %d", rc)
+	}
+	rec, err := verdict.Read(filepath.Dir(raw))
+	if err != nil || rec == nil {
+		t.Fatalf("no record: %v", err)
+	}
+	h := rec.Header()
+	if !strings.HasPrefix(h, "verify: 1/2 PASS (fixture-json-missing-key FAIL in run 1: json: expected GET /json:") ||
+		!strings.Contains(h, "parity: 21 identical, 1 mismatched; first: run 1: fixture-json-missing-key differs from fixture- at GET /json.body") {
+		t.Fatalf("got %q", h)
 	}
 }

@@ -137,7 +137,7 @@ stack_session() {
   if ! session_start "$run" "$row"; then
     fail_cases "$run" "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${WINDOWS[@]}"
     eta_done boot "$t0"
-    eta_timed stop stack_stop "$CONTAINER"
+    eta_timed stop stack_stop "$CONTAINER" >/dev/null
     eta_row_done 0 0
     return 0
   fi
@@ -145,7 +145,7 @@ stack_session() {
   if ! check_row "$row" "$dir"; then
     fail_cases "$run" "$row" "failed its checks (see verify.txt): its numbers would not be comparable" "${WINDOWS[@]}"
     eta_done boot "$t0"
-    eta_timed stop stack_stop "$CONTAINER"
+    eta_timed stop stack_stop "$CONTAINER" >/dev/null
     eta_row_done 0 0
     return 0
   fi
@@ -175,7 +175,7 @@ stack_session() {
   local memory=()
   [[ -s "$mem_idle" && -s "$mem_after" ]] && memory=(--memory-idle-file "$mem_idle" --memory-after-file "$mem_after")
   lab_tool record resources "$dir/resources.json" --boot-ms "$boot" "${memory[@]}"
-  eta_timed stop stack_stop_graceful "$CONTAINER"
+  eta_timed stop stack_stop "$CONTAINER" >/dev/null
   eta_row_done "$windows" "$restarts" "$warmups"
 }
 
@@ -218,13 +218,15 @@ eta_row_done() {
 }
 
 # check_row ROW DIR: before any window counts, APP.md's checks for a lab
-# stack and the study's per-case checks for every row, into DIR/verify.txt
+# stack and the study's per-case checks for every row, into DIR/verify.txt;
+# a lab stack's verdict and parity snapshot beside it (verify.verdict.json,
+# verify.parity.json), which bench_finish gathers into the run's raw/verify.json
 check_row() {
   local row=$1 dir=$2 stack rc=0
   stack=$(row_stack "$row")
   : >"$dir/verify.txt"
   if [[ "$(contract "$stack")" == app && -x "$(lab_tool_path verify)" ]]; then
-    verify_app "$stack" "$APP_PORT" "$DB_DIR/app.db" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" || rc=1
+    verify_app "$stack" "$APP_PORT" "$DB_DIR/app.db" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
   fi
   if ((HAS_CHECKS)); then
     lab_tool plan checks "$STUDY_FILE" --url "http://127.0.0.1:$APP_PORT" >>"$dir/verify.txt" 2>&1 || rc=1
@@ -294,8 +296,10 @@ canary_read() {
   for set in app loadgen; do
     cpus=$APP_CPUS app=(--app-pid "$APP_PID")
     [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS app=()
-    taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" "${app[@]}" 2>>"$WORK/canary.log" ||
-      note "bench: the CPU-speed canary failed on CPUs $cpus (see .work/$BENCH_ID/canary.log)"
+    # Its error goes in the line itself: the bench's scratch folder is
+    # removed when the bench ends, so a path into it would name nothing.
+    taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" "${app[@]}" 2>"$WORK/canary.err" ||
+      note "bench: the CPU-speed canary failed on CPUs $cpus ($set, $2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
   done
 }
 

@@ -156,7 +156,7 @@ bench_paired_main() {
   done
   for row in "${ROWS[@]}"; do
     [[ -n "${P_CID[$row]:-}" ]] || continue
-    eta_timed stop stack_stop_graceful "${P_CONTAINER[$row]}"
+    eta_timed stop stack_stop "${P_CONTAINER[$row]}" >/dev/null
   done
   quiet_watch_stop "$WORK/paired.quiet.json"
   local evidence=()

@@ -147,7 +147,7 @@ bench_prepare() {
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (probes/speed)" "${rows[@]}" \
     --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
-    "${tools[@]}" --lab-commit "$commit"
+    "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}"
   for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done
 }
@@ -296,6 +296,17 @@ bench_run() {
   done < <(run_order "$run")
 }
 
+# verify_collect: each row's verify verdict and the parity of the rows'
+# snapshots, run by run, into the run's raw/verify.json (probes/verdict),
+# before the checksums are taken; its last line is the summary's header line.
+# Nothing when no row was verified (a study of other contracts).
+verify_collect() {
+  compgen -G "$RUN_DIR/raw/run-*/*/verify.verdict.json" >/dev/null || return 0
+  local out
+  out=$("$(lab_tool_path verify)" collect -raw "$RUN_DIR/raw" -out "$RUN_DIR/raw/verify.json" 2>&1) || true
+  note "bench: $(tail -n1 <<<"$out")"
+}
+
 # row_line RUN ROW: the row's figures in this run, on one line, as soon as
 # its windows are done (summarize --row: the numbers its tables will show)
 row_line() {
@@ -306,6 +317,7 @@ row_line() {
 
 bench_finish() {
   eta_finish
+  verify_collect
   lab_tool record finish "$RUN_DIR"
   FINISHED=1
   local rc=0

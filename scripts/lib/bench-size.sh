@@ -62,7 +62,7 @@ size_prepare() {
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup 0 --duration 0 --connections 0 \
     --cases "" --stacks "$(IFS=,; echo "${ROWS[*]}")" --extra "build_cpus=$BUILD_CPUS" \
-    --extra "quiet_gate=$QUIET_GATE" "${tools[@]}" --lab-commit "$commit"
+    --extra "quiet_gate=$QUIET_GATE" "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}"
   if ((SIZE_BUILD)); then record_image base; fi
 }
 

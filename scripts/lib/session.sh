@@ -58,26 +58,18 @@ app_ready() {
 }
 
 # verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: probes/verify's APP.md
-# checks against the running app, its report to OUT, and each route's
-# answer as captured on the wire to answers.json beside OUT
+# checks against the running app, its report to OUT, its verdict as a row
+# record (probes/verdict) to verify.verdict.json beside OUT, and each route's answer
+# as captured on the wire to answers.json beside OUT. /bench/pragmas is
+# sampled under writers at the host profile's connections, the write case's.
 verify_app() {
-  local snap=()
+  local snap=() dir
   [[ -n "${6:-}" ]] && snap=(-snapshot "$6")
+  dir=$(dirname "$5")
   "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" -db "$3" -upstream "$4" "${snap[@]}" \
-    -answers "$(dirname "$5")/answers.json" >"$5" 2>&1
+    -write-concurrency "${CONNECTIONS:-32}" -record "$dir/verify.verdict.json" -answers "$dir/answers.json" >"$5" 2>&1
 }
 
-# stop_check CONTAINER: SIGTERM with APP.md's 5 s, then remove; prints a
-# cause when the app needed SIGKILL
-stop_check() {
-  local start ms code
-  start=$(date +%s%N)
-  docker stop -t 5 "$1" >/dev/null 2>&1 || true
-  ms=$((($(date +%s%N) - start) / 1000000))
-  code=$(docker inspect -f '{{.State.ExitCode}}' "$1" 2>/dev/null || echo "?")
-  docker rm -f "$1" >/dev/null 2>&1 || true
-  [[ "$code" != 137 ]] || echo "sigterm: expected an exit within 5 s of SIGTERM, got SIGKILL after $ms ms"
-}
 
 # study_file NAME|PATH: the study file a --study names (a path, or
 # studies/NAME.toml), or one line listing the studies there are

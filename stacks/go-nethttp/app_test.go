@@ -272,7 +272,7 @@ func TestWritesRaiseCountByExactlyN(t *testing.T) {
 func TestPragmasOnEveryPooledConnection(t *testing.T) {
 	const pool = 6
 	f := newFixture(t, "http://127.0.0.1:1", pool)
-	want := pragmas{"wal", 1, 5000, 2000, 134217728, 67108864, 1}
+	want := pragmas{"wal", 1, 5000, 2000, 134217728, 67108864, 1, ""}
 	ctx := context.Background()
 	var conns []*sql.Conn
 	for range pool {
@@ -285,15 +285,26 @@ func TestPragmasOnEveryPooledConnection(t *testing.T) {
 	if open := f.db.Stats().OpenConnections; open != pool {
 		t.Errorf("%d open connections, want %d", open, pool)
 	}
+	ids := map[string]bool{}
 	for i, c := range conns {
 		got, err := readPragmas(ctx, c)
+		ids[got.Connection] = true
+		if got.Connection == "" || !strings.HasPrefix(got.Connection, "0x") {
+			t.Errorf("connection %d: id %q, want the driver connection's address", i, got.Connection)
+		}
+		got.Connection = ""
 		if err != nil || got != want {
 			t.Errorf("connection %d: %+v %v, want %+v", i, got, err, want)
 		}
+	}
+	for _, c := range conns {
 		c.Close()
 	}
+	if len(ids) != pool {
+		t.Errorf("%d distinct connection ids over %d held connections, want %d", len(ids), pool, pool)
+	}
 
-	wantBody := `{"journal_mode":"wal","synchronous":1,"busy_timeout":5000,"cache_size":2000,"mmap_size":134217728,"journal_size_limit":67108864,"foreign_keys":1}`
+	wantBody := regexp.MustCompile(`^\{"journal_mode":"wal","synchronous":1,"busy_timeout":5000,"cache_size":2000,"mmap_size":134217728,"journal_size_limit":67108864,"foreign_keys":1,"connection":"0x[0-9a-f]+"\}$`)
 	var wg sync.WaitGroup
 	for range 32 {
 		wg.Add(1)
@@ -307,7 +318,7 @@ func TestPragmasOnEveryPooledConnection(t *testing.T) {
 				}
 				b, _ := io.ReadAll(res.Body)
 				res.Body.Close()
-				if res.StatusCode != 200 || string(b) != wantBody {
+				if res.StatusCode != 200 || !wantBody.Match(b) {
 					t.Errorf("GET /bench/pragmas: %d %s", res.StatusCode, b)
 				}
 			}

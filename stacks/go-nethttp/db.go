@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sync/atomic"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -28,9 +29,18 @@ var connPragmas = []string{
 	"PRAGMA foreign_keys = ON",
 }
 
+// pragmasOnce is the lab's planted fault (SELFTEST_PRAGMAS_ONCE=1, for
+// verify's own test): the pragmas run on the pool's first connection only,
+// as a pool that sets them once at start-up would; the others keep the
+// driver's defaults, SQLite's synchronous=FULL among them (openDB).
+var pragmasOnce, pragmasDone atomic.Bool
+
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			if pragmasOnce.Load() && pragmasDone.Swap(true) {
+				return nil
+			}
 			for _, p := range connPragmas {
 				if _, err := c.Exec(p, nil); err != nil {
 					return fmt.Errorf("%s: %w", p, err)
@@ -50,6 +60,9 @@ func openDB(ctx context.Context, path string, pool int) (*sql.DB, error) {
 		return nil, fmt.Errorf("DATABASE_PATH %s: %v", path, err)
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=rw&_txlock=immediate"
+	if pragmasOnce.Load() {
+		dsn += "&_sync=FULL" // what a connection no pragma reached runs at
+	}
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, err
@@ -72,7 +85,8 @@ func openDB(ctx context.Context, path string, pool int) (*sql.DB, error) {
 	return db, nil
 }
 
-// pragmas is the answer of /bench/pragmas, keys in APP.md's order.
+// pragmas is the answer of /bench/pragmas, keys in APP.md's order, then
+// the connection that served it.
 type pragmas struct {
 	JournalMode      string `json:"journal_mode"`
 	Synchronous      int64  `json:"synchronous"`
@@ -81,11 +95,21 @@ type pragmas struct {
 	MmapSize         int64  `json:"mmap_size"`
 	JournalSizeLimit int64  `json:"journal_size_limit"`
 	ForeignKeys      int64  `json:"foreign_keys"`
+	Connection       string `json:"connection"`
 }
 
-// readPragmas reads the values on one pinned connection.
+// readPragmas reads the values on one pinned connection, and names it by
+// the address of the driver's connection object, which go-sqlite3 allocates
+// when database/sql opens the connection: one per SQLite handle, whatever
+// the hook did.
 func readPragmas(ctx context.Context, c *sql.Conn) (pragmas, error) {
 	var p pragmas
+	if err := c.Raw(func(dc any) error {
+		p.Connection = fmt.Sprintf("%p", dc)
+		return nil
+	}); err != nil {
+		return p, err
+	}
 	if err := c.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&p.JournalMode); err != nil {
 		return p, err
 	}

@@ -8,7 +8,9 @@
 // (default none: a write waits for a pooled connection as long as it takes),
 // SELFTEST_BURN_US (default 0: the lab's planted slowdown, burn.go),
 // SELFTEST_PAUSE_MS and SELFTEST_PAUSE_EVERY_MS (default 0: the lab's
-// planted stop-the-world pause, pause.go).
+// planted stop-the-world pause, pause.go), SELFTEST_PRAGMAS_ONCE (default
+// 0; 1: the pragmas on the pool's first connection only, the fault verify's
+// test must catch, db.go).
 package main
 
 import (
@@ -103,6 +105,13 @@ func loadConfig() (config, error) {
 	}
 	if c.pause, c.pauseEvery, err = pauseConfig(); err != nil {
 		return c, err
+	}
+	switch v := os.Getenv("SELFTEST_PRAGMAS_ONCE"); v {
+	case "", "0":
+	case "1":
+		pragmasOnce.Store(true)
+	default:
+		return c, fmt.Errorf("SELFTEST_PRAGMAS_ONCE must be 0 or 1, got %q", v)
 	}
 	return c, nil
 }

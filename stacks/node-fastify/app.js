@@ -55,7 +55,8 @@ const schemas = {
           cache_size: { type: 'integer' },
           mmap_size: { type: 'integer' },
           journal_size_limit: { type: 'integer' },
-          foreign_keys: { type: 'integer' }
+          foreign_keys: { type: 'integer' },
+          connection: { type: 'string' }
         }
       }
     }

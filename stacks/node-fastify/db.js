@@ -4,6 +4,7 @@
 // process runs one request at a time on its thread, so one connection per
 // process is the norm: there is no pool to hand out.
 const Database = require('better-sqlite3')
+const { threadId } = require('node:worker_threads')
 
 const PRAGMAS = [
   'journal_mode = WAL',
@@ -48,7 +49,14 @@ function open (path) {
     newestItems: () => newestItems.all(),
     writeEvent: () => Number(writeEvent.immediate()),
     readEvents: () => readEvents(),
-    pragmas: () => Object.fromEntries(PRAGMA_NAMES.map((name) => [name, db.pragma(name, { simple: true })])),
+    // better-sqlite3 keeps its sqlite3 handle to itself, and a connection
+    // belongs to the one thread that opened it for its whole life, so the
+    // connection is named by its thread: process id and worker thread id
+    // (0 the main thread).
+    pragmas: () => ({
+      ...Object.fromEntries(PRAGMA_NAMES.map((name) => [name, db.pragma(name, { simple: true })])),
+      connection: `${process.pid}/${threadId}`
+    }),
     close: () => db.close()
   }
 }

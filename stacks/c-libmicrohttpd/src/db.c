@@ -2,6 +2,7 @@
  * so no SQLite call ever runs on an HTTP I/O thread. Readers serve /items,
  * /page, /bench/read and /bench/pragmas; writers serve /bench/write. */
 #include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,7 +228,8 @@ static void bench_write(struct worker *w, struct request *r)
 	request_finish(r, 200, "application/json");
 }
 
-/* bench_pragmas: the values on this worker's own connection. */
+/* bench_pragmas: the values on this worker's own connection, and its name:
+ * the address of its sqlite3 handle, which sqlite3_open_v2 allocated. */
 static void bench_pragmas(struct worker *w, struct request *r)
 {
 	struct buf *b = &r->body;
@@ -247,6 +249,10 @@ static void bench_pragmas(struct worker *w, struct request *r)
 			buf_json_string(b, (const char *)sqlite3_column_text(st, 0));
 		sqlite3_reset(st);
 	}
+	char name[32];
+	snprintf(name, sizeof name, "%p", (void *)w->db);
+	buf_puts(b, ",\"connection\":");
+	buf_json_string(b, name);
 	buf_puts(b, "}");
 	request_finish(r, 200, "application/json");
 }
@@ -302,7 +308,12 @@ struct db_pool *db_pool_start(const char *path, int readers, int writers, char *
 
 bool db_pool_submit(struct db_pool *p, struct request *r)
 {
-	return queue_push(r->job == JOB_WRITE ? &p->writes : &p->reads, r);
+	/* Every other /bench/pragmas to the writers, so sampling it (verify)
+	 * reaches their connections as well as the readers'. */
+	static atomic_uint pragma_turn;
+	bool to_writers = r->job == JOB_WRITE ||
+		(r->job == JOB_PRAGMAS && atomic_fetch_add(&pragma_turn, 1) % 2);
+	return queue_push(to_writers ? &p->writes : &p->reads, r);
 }
 
 /* db_pool_stop: the queued work is done, then the workers exit. */

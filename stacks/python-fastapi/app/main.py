@@ -2,6 +2,7 @@
 
 import asyncio
 import inspect
+import itertools
 import os
 import time
 from contextlib import asynccontextmanager
@@ -17,6 +18,7 @@ import httpx  # noqa: E402
 from fastapi import FastAPI, Request  # noqa: E402
 from fastapi.responses import JSONResponse, PlainTextResponse  # noqa: E402
 from fastapi.templating import Jinja2Templates  # noqa: E402
+from starlette.concurrency import run_in_threadpool  # noqa: E402
 
 from .db import connection  # noqa: E402
 from .settings import SQLITE_READS, UPSTREAM_CLIENT  # noqa: E402
@@ -189,7 +191,24 @@ PRAGMA_NAMES = (
 )
 
 
-@read_route("/bench/pragmas")
-def bench_pragmas():
+def pragmas_here() -> dict:
+    """The calling thread's connection's pragmas, and its name: the process
+    and the address of the sqlite3.Connection object, which sqlite3.connect
+    created with the SQLite handle it holds for its whole life."""
     conn = connection()
-    return {name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in PRAGMA_NAMES}
+    values = {name: conn.execute(f"PRAGMA {name}").fetchone()[0] for name in PRAGMA_NAMES}
+    values["connection"] = f"{os.getpid()}/{id(conn):#x}"
+    return values
+
+
+_pragma_turn = itertools.count()
+
+
+@app.get("/bench/pragmas")
+async def bench_pragmas():
+    # Every other answer from AnyIO's thread pool, where the writes run on
+    # connections of their own, so sampling this route (verify) reaches the
+    # writers' connections as well as the event loop's.
+    if SQLITE_READS == "threads" or next(_pragma_turn) % 2:
+        return await run_in_threadpool(pragmas_here)
+    return pragmas_here()

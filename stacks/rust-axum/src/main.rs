@@ -234,8 +234,13 @@ async fn pragmas(State(s): Shared) -> Result<Response, AppError> {
         mmap_size: i64,
         journal_size_limit: i64,
         foreign_keys: i64,
+        connection: String,
     }
     let body = with_conn(&s.pool, |conn| {
+        // The connection's name is its SQLite handle, which sqlite3_open_v2
+        // allocated when r2d2 opened it: one per pooled connection.
+        // SAFETY: only the pointer's value is read; the handle is not used.
+        let connection = format!("{:p}", unsafe { conn.handle() });
         let int = |name: &str| conn.pragma_query_value(None, name, |r| r.get::<_, i64>(0)).map_err(AppError::internal);
         Ok(Pragmas {
             journal_mode: conn
@@ -247,6 +252,7 @@ async fn pragmas(State(s): Shared) -> Result<Response, AppError> {
             mmap_size: int("mmap_size")?,
             journal_size_limit: int("journal_size_limit")?,
             foreign_keys: int("foreign_keys")?,
+            connection,
         })
     })
     .await?;

@@ -40,7 +40,12 @@ class BenchController < ApplicationController
     }
   end
 
+  # The connection is named by the process and the Ruby object id of its
+  # adapter, which the pool makes when it opens the connection, one per
+  # SQLite handle (the sqlite3 gem does not show the handle's address, and
+  # the adapter's raw_connection would turn its lazy transactions off).
   def pragmas
-    render json: PRAGMAS.to_h { |name| [name, db.select_value("PRAGMA #{name}")] }
+    values = PRAGMAS.to_h { |name| [name, db.select_value("PRAGMA #{name}")] }
+    render json: values.merge("connection" => "#{Process.pid}/#{db.object_id}")
   end
 end

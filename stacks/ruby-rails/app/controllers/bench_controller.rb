@@ -30,8 +30,13 @@ class BenchController < ApplicationController
 
   PRAGMAS = %w[journal_mode synchronous busy_timeout cache_size mmap_size journal_size_limit foreign_keys].freeze
 
+  # The connection is named by the process and the Ruby object id of its
+  # adapter, which the pool makes when it opens the connection, one per
+  # SQLite handle (the sqlite3 gem does not show the handle's address, and
+  # the adapter's raw_connection would turn its lazy transactions off).
   def pragmas
     connection = ActiveRecord::Base.connection
-    render json: PRAGMAS.to_h { |name| [name, connection.select_value("PRAGMA #{name}")] }
+    values = PRAGMAS.to_h { |name| [name, connection.select_value("PRAGMA #{name}")] }
+    render json: values.merge("connection" => "#{Process.pid}/#{connection.object_id}")
   end
 end

@@ -1,11 +1,13 @@
 //! The pragma values of one pooled connection, for /bench/pragmas.
+use std::sync::Arc;
+
 use sea_orm::{
-    ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement, TransactionTrait,
-    TryGetable,
+    sqlx::{self, sqlite::SqliteConnection},
+    DatabaseConnection, DbErr, RuntimeErr,
 };
 use serde::Serialize;
 
-/// Field order is the JSON key order APP.md gives.
+/// Field order is the JSON key order APP.md gives, then the connection.
 #[derive(Debug, Serialize)]
 pub struct Pragmas {
     pub journal_mode: String,
@@ -15,31 +17,36 @@ pub struct Pragmas {
     pub mmap_size: i64,
     pub journal_size_limit: i64,
     pub foreign_keys: i64,
+    pub connection: String,
 }
 
-async fn pragma<T: TryGetable, C: ConnectionTrait>(db: &C, name: &str) -> Result<T, DbErr> {
-    db.query_one_raw(Statement::from_string(DbBackend::Sqlite, format!("PRAGMA {name}")))
-        .await?
-        .ok_or_else(|| DbErr::Custom(format!("PRAGMA {name} returned no row")))?
-        .try_get_by_index(0)
+fn sqlx_err(e: sqlx::Error) -> DbErr {
+    DbErr::Conn(RuntimeErr::SqlxError(Arc::new(e)))
+}
+
+async fn int(conn: &mut SqliteConnection, sql: &'static str) -> Result<i64, DbErr> {
+    sqlx::query_scalar(sql).fetch_one(conn).await.map_err(sqlx_err)
 }
 
 impl Pragmas {
-    /// Reads all seven on one connection: the pool would hand each statement
-    /// outside a transaction its own connection. (`mmap_size` has no
+    /// Reads all seven on one connection of the pool under SeaORM, taken
+    /// from sqlx directly: SeaORM hides which connection a statement ran on,
+    /// and the connection's name is its SQLite handle (sqlite3_open_v2
+    /// allocated it when sqlx opened the connection). (`mmap_size` has no
     /// table-valued `pragma_` function, so one SELECT cannot read them all.)
     pub async fn of_one_connection(db: &DatabaseConnection) -> Result<Self, DbErr> {
-        let txn = db.begin().await?;
-        let p = Self {
-            journal_mode: pragma(&txn, "journal_mode").await?,
-            synchronous: pragma(&txn, "synchronous").await?,
-            busy_timeout: pragma(&txn, "busy_timeout").await?,
-            cache_size: pragma(&txn, "cache_size").await?,
-            mmap_size: pragma(&txn, "mmap_size").await?,
-            journal_size_limit: pragma(&txn, "journal_size_limit").await?,
-            foreign_keys: pragma(&txn, "foreign_keys").await?,
-        };
-        txn.commit().await?;
-        Ok(p)
+        let mut conn = db.get_sqlite_connection_pool().acquire().await.map_err(sqlx_err)?;
+        let connection = format!("{:p}", conn.lock_handle().await.map_err(sqlx_err)?.as_raw_handle());
+        let c: &mut SqliteConnection = &mut conn;
+        Ok(Self {
+            journal_mode: sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&mut *c).await.map_err(sqlx_err)?,
+            synchronous: int(c, "PRAGMA synchronous").await?,
+            busy_timeout: int(c, "PRAGMA busy_timeout").await?,
+            cache_size: int(c, "PRAGMA cache_size").await?,
+            mmap_size: int(c, "PRAGMA mmap_size").await?,
+            journal_size_limit: int(c, "PRAGMA journal_size_limit").await?,
+            foreign_keys: int(c, "PRAGMA foreign_keys").await?,
+            connection,
+        })
     }
 }

@@ -55,7 +55,7 @@ final class Answers {
     record BenchRead(boolean ok, long count, List<Event> latest) {
     }
 
-    @JsonPropertyOrder({"journal_mode", "synchronous", "busy_timeout", "cache_size", "mmap_size", "journal_size_limit", "foreign_keys"})
+    @JsonPropertyOrder({"journal_mode", "synchronous", "busy_timeout", "cache_size", "mmap_size", "journal_size_limit", "foreign_keys", "connection"})
     record Pragmas(
             @JsonProperty("journal_mode") String journalMode,
             long synchronous,
@@ -63,6 +63,7 @@ final class Answers {
             @JsonProperty("cache_size") long cacheSize,
             @JsonProperty("mmap_size") long mmapSize,
             @JsonProperty("journal_size_limit") long journalSizeLimit,
-            @JsonProperty("foreign_keys") long foreignKeys) {
+            @JsonProperty("foreign_keys") long foreignKeys,
+            String connection) {
     }
 }

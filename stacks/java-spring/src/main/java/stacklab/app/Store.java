@@ -8,6 +8,8 @@ import java.util.List;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
+import org.sqlite.SQLiteConnection;
+import org.sqlite.core.DB;
 import org.springframework.transaction.annotation.Transactional;
 
 import stacklab.app.Answers.BenchRead;
@@ -70,9 +72,17 @@ public class Store {
         return new BenchRead(true, count[0], latest);
     }
 
-    /** The pragma values on the pooled connection this call is given. */
+    /**
+     * The pragma values on the pooled connection this call is given, and the
+     * connection's name: the identity of sqlite-jdbc's DB object under
+     * Hikari's proxy, which the driver creates with the SQLite handle when
+     * the pool opens the connection (one per handle; the handle's own
+     * address is a private field).
+     */
     public Pragmas pragmas() {
         return jdbc.execute((ConnectionCallback<Pragmas>) con -> {
+            DB db = con.unwrap(SQLiteConnection.class).getDatabase();
+            String connection = "db@" + Integer.toHexString(System.identityHashCode(db));
             try (Statement st = con.createStatement()) {
                 return new Pragmas(
                         text(st, "journal_mode"),
@@ -81,7 +91,8 @@ public class Store {
                         number(st, "cache_size"),
                         number(st, "mmap_size"),
                         number(st, "journal_size_limit"),
-                        number(st, "foreign_keys"));
+                        number(st, "foreign_keys"),
+                        connection);
             }
         });
     }
