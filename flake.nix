@@ -147,7 +147,7 @@
           "stacks/seed" "stacks/imagefiles" "analysis/record" "analysis/summarize" "analysis/compare" "analysis/size"
           "analysis/reproduce" "probes/cgsample" "probes/quiet" "probes/verify"
           "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo"
-          "analysis/plan" "probes/canary" "probes/hiccup" "probes/settle" "analysis/resultsindex"
+          "analysis/plan" "probes/canary" "probes/hiccup" "probes/settle" "analysis/resultsindex" "analysis/guard"
         ];
       };
 
