@@ -9,7 +9,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strings"
+	"stacklab/analysis/linediff"
+	"strconv"
 	"testing"
 )
 
@@ -40,29 +41,9 @@ func Check(t testing.TB, path string, got []byte) {
 
 // FirstDiff names the first line where want and got differ.
 func FirstDiff(want, got []byte) string {
-	lw, lg := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < len(lw) || i < len(lg); i++ {
-		var w, g string
-		if i < len(lw) {
-			w = lw[i]
-		}
-		if i < len(lg) {
-			g = lg[i]
-		}
-		if w != g || i >= len(lw) || i >= len(lg) {
-			return "first difference at line " + itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
+	n, w, g, ok := linediff.First(string(want), string(got))
+	if !ok {
+		return "the bytes differ"
 	}
-	return "the bytes differ"
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
+	return "first difference at line " + strconv.Itoa(n) + ":\n  want: " + w + "\n  got:  " + g
 }

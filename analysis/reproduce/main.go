@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"stacklab/analysis/linediff"
 	"strings"
 
 	"stacklab/analysis/manifest"
@@ -181,23 +181,11 @@ func committedOptions(dir string) (summary.Options, error) {
 
 // firstDiff describes the first line where a and b differ, "" when equal.
 func firstDiff(a, b []byte) string {
-	if bytes.Equal(a, b) {
+	n, x, y, ok := linediff.First(string(a), string(b))
+	if !ok {
 		return ""
 	}
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y || i >= len(la) || i >= len(lb) {
-			return fmt.Sprintf("line %d\n  committed:   %q\n  regenerated: %q", i+1, clip(x), clip(y))
-		}
-	}
-	return "the files differ"
+	return fmt.Sprintf("line %d\n  committed:   %q\n  regenerated: %q", n, clip(x), clip(y))
 }
 
 func clip(s string) string {

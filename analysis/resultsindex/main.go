@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"stacklab/analysis/linediff"
 	"strings"
 
 	"stacklab/analysis/manifest"
@@ -362,21 +363,9 @@ func indexHTML(folders []Folder) ([]byte, error) {
 
 // firstDiff is "" when a and b are equal, else the first differing line.
 func firstDiff(a, b []byte) string {
-	if bytes.Equal(a, b) {
+	n, x, y, ok := linediff.First(string(a), string(b))
+	if !ok {
 		return ""
 	}
-	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < max(len(al), len(bl)); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d: committed %q, derived %q", i+1, x, y)
-		}
-	}
-	return "they differ"
+	return fmt.Sprintf("line %d: committed %q, derived %q", n, x, y)
 }

@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"stacklab/analysis/linediff"
 	"strconv"
 	"strings"
 )
@@ -190,23 +191,11 @@ func part(lines []string, ex Example) (string, error) {
 // FirstDiff is "" when a and b are the same, else their first differing
 // line, numbered from 1.
 func FirstDiff(doc, derived string) string {
-	if doc == derived {
+	n, x, y, ok := linediff.First(doc, derived)
+	if !ok {
 		return ""
 	}
-	a, b := strings.Split(doc, "\n"), strings.Split(derived, "\n")
-	for i := 0; i < max(len(a), len(b)); i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d of the example:\n  doc:     %q\n  derived: %q", i+1, x, y)
-		}
-	}
-	return "they differ"
+	return fmt.Sprintf("line %d of the example:\n  doc:     %q\n  derived: %q", n, x, y)
 }
 
 // Rewrite replaces each example's text in the file's text with its new one.
