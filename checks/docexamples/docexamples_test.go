@@ -29,19 +29,26 @@ func docs(t *testing.T) []string {
 	return out
 }
 
+// parseDoc reads a document of the repository and its marked examples.
+func parseDoc(t *testing.T, name string) ([]byte, []Example) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := Parse(name, string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, exs
+}
+
 // Every marked example in README.md and docs/*.md is what its source gives
 // today: a committed results folder's lines, or a command's output.
 func TestExamplesAreDerived(t *testing.T) {
 	total := 0
 	for _, name := range docs(t) {
-		b, err := os.ReadFile(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		exs, err := Parse(name, string(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, exs := parseDoc(t, name)
 		var derived []string
 		for _, ex := range exs {
 			got, err := Derive(root, ex)
@@ -84,14 +91,7 @@ var tableRuleRE = regexp.MustCompile(`^\| -{3,}:? \|`)
 // every table in analysis's layout must be inside a marked example.
 func TestSummaryTablesAreMarked(t *testing.T) {
 	for _, name := range docs(t) {
-		b, err := os.ReadFile(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		exs, err := Parse(name, string(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, exs := parseDoc(t, name)
 		inside := map[int]bool{}
 		for _, ex := range exs {
 			for i := ex.Start; i < ex.End; i++ {
