@@ -22,7 +22,9 @@ import (
 //	plan ramp STUDY ID --dir DIR
 //	    the next step of window ID given the steps in DIR: "step N", "rate R"
 //	    and "max_steps M" lines ("why TEXT" when the step re-measures a rate,
-//	    "cooldown yes" when the app must settle first: the last step failed),
+//	    "cooldown yes" when the app must settle first: the last step failed;
+//	    "restart WHY" instead when it needs a fresh app: the last step lost
+//	    requests),
 //	    or "stop REASON" (then "capacity R" or "refused WHY")
 //	plan targets STUDY ID --lane NAME --url BASE
 //	    one lane of the window's request mix (study.Lane) as vegeta JSON
@@ -77,7 +79,9 @@ func rampNext(path string, args []string, out io.Writer) error {
 		if next.Why != "" {
 			fmt.Fprintf(out, "why %s\n", next.Why)
 		}
-		if next.Cooldown {
+		if next.Restart != "" {
+			fmt.Fprintf(out, "restart %s\n", next.Restart)
+		} else if next.Cooldown {
 			fmt.Fprintln(out, "cooldown yes")
 		}
 		return nil

@@ -30,6 +30,10 @@ type Step struct {
 	// HostStallOn which of them ("app" or "loadgen").
 	HostStallMs float64
 	HostStallOn string
+	// Restarted: the app was started afresh just before the step (the
+	// step before lost requests, or the app did not settle), so the step
+	// ran on an app just booted.
+	Restarted bool
 }
 
 // HostStallMs is the hiccup-meter gap that marks a step as disturbed by the
@@ -216,13 +220,15 @@ func (st State) genWords(steps []Step) string {
 // Why says what a step that is not the search's own next rate is for (a
 // redo of a disturbed step, the confirmation of the capacity, a cold first
 // step measured again); Cooldown asks the bench to let the app settle
-// before it (the last step was not a pass).
+// before it (the last step was not a pass); Restart, when set, asks for a
+// fresh app instead, and says why.
 type Next struct {
 	Stop     bool
 	Rate     float64
 	Reason   string
 	Why      string
 	Cooldown bool
+	Restart  string
 }
 
 // Decide picks the next step from the steps so far: geometric growth from
@@ -241,6 +247,14 @@ func Decide(c *study.Case, steps []Step) Next {
 	last := steps[len(steps)-1]
 	n := decide(c, steps, st, last)
 	n.Cooldown = !n.Stop && st.Verdicts[len(steps)-1].Kind != Pass
+	// A step that lost requests leaves an app holding their backlog (an
+	// upstream pool full of timed-out calls, a queue of dead sockets):
+	// seen here, every step after one ran at twice the CPU per request
+	// though the cooldown found the app idle. The next step gets a fresh
+	// app, warmed up again.
+	if n.Cooldown && st.Verdicts[len(steps)-1].Kind == Errors {
+		n.Restart = fmt.Sprintf("step %d lost requests (%s)", last.N, st.Verdicts[len(steps)-1].Reason)
+	}
 	return n
 }
 
@@ -273,6 +287,10 @@ func decide(c *study.Case, steps []Step, st State, last Step) Next {
 		// it since, is measured once more before it bounds the capacity.
 		if !st.capped() && st.FailStep == 0 && remeasured(steps, st.Fail) == 1 {
 			return Next{Rate: st.Fail, Why: "the first step again: it ran on an app just booted"}
+		}
+		// So does the first step on a restarted app.
+		if !st.capped() && st.FailStep > 0 && steps[st.FailStep].Restarted && remeasured(steps, st.Fail) == 1 {
+			return Next{Rate: st.Fail, Why: fmt.Sprintf("step %d again: it ran on an app just restarted", steps[st.FailStep].N)}
 		}
 		// A capacity is confirmed by one more step at its rate (after the
 		// failing steps above it, so on an app that has been overloaded):

@@ -284,3 +284,48 @@ func TestHostStalledStepIsRedone(t *testing.T) {
 		t.Errorf("rates %s: want 400 and 800 measured again after their host stalls", rates(steps))
 	}
 }
+
+// A step that lost requests asks for a fresh app, not a cooldown; a fail
+// on the restarted app is measured once more before it bounds the
+// capacity.
+func TestErrorsAskForARestart(t *testing.T) {
+	c := capacityCase(t)
+	sm := sim{capacity: 10000, genMax: 1e6, errorsAbove: 300}
+	var steps []Step
+	restarts, again := 0, 0
+	for range 40 {
+		next := Decide(c, steps)
+		if next.Stop {
+			break
+		}
+		if len(steps) > 0 {
+			lost := Judge(c, steps[len(steps)-1]).Kind == Errors
+			if (next.Restart != "") != lost {
+				t.Errorf("step %d: restart %q after a step that lost requests=%v", len(steps)+1, next.Restart, lost)
+			}
+			if lost && !strings.Contains(next.Restart, fmt.Sprintf("step %d lost requests", steps[len(steps)-1].N)) {
+				t.Errorf("restart %q does not name the step", next.Restart)
+			}
+		}
+		if next.Restart != "" {
+			restarts++
+		}
+		if strings.Contains(next.Why, "just restarted") {
+			again++
+		}
+		s := sm.step(c, len(steps)+1, next.Rate)
+		s.Restarted = next.Restart != ""
+		// the first step after each restart fails as a cold app can
+		if s.Restarted && !strings.Contains(next.Why, "just restarted") {
+			s = sim{capacity: 1, genMax: 1e6}.step(c, len(steps)+1, next.Rate)
+			s.Restarted = true
+		}
+		steps = append(steps, s)
+	}
+	if restarts == 0 || again == 0 {
+		t.Errorf("rates %s: %d restarts, %d fails measured again after a restart; want both", rates(steps), restarts, again)
+	}
+	if cp := Of(c, steps); cp.Rate < 200 || cp.Rate > 300 {
+		t.Errorf("capacity %v (rates %s): a cold fail after a restart bounded it", cp.Rate, rates(steps))
+	}
+}

@@ -138,6 +138,7 @@ func (s *Step) RampStep() ramp.Step {
 	}
 	d, on := s.HostStall()
 	rs.HostStallMs, rs.HostStallOn = float64(d.Microseconds())/1e3, on
+	rs.Restarted = s.Restarted != ""
 	return rs
 }
 

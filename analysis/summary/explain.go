@@ -20,7 +20,9 @@ import (
 )
 
 // Causes an explanation names, in the order the rules try them: a stall
-// the host's own hiccup meter saw first, then the generator, a still
+// the host's own hiccup meter saw first, then the generator, then what
+// the host's account of the CPUs shows (the hypervisor's steal, other
+// work on the app's CPUs, the generator's CPUs full), a still
 // warming app, an app that stopped answering, an app at its CPU limit
 // (over the step, or while its slow answers waited), a write-back of the
 // cgroup's dirty pages as they waited.
@@ -139,6 +141,9 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	if ev.genSat {
 		return CauseGenerator, fmt.Sprintf("%s; the load generator used %.0f%% of its CPUs: it may have been the limit", what, 100*ev.genShare)
 	}
+	if cause, words := hostCPUWords(within(ev.samples, sp)); cause != "" {
+		return cause, what + "; " + words
+	}
 	cg := cgroupWords(ev.samples, sp, ev.dirtyRatio, ev.dirtyBytes)
 	if rt := runtimeWords(ev.pauses, sp); rt != "" {
 		return CauseAppStall, fmt.Sprintf("%s; the runtime itself paused then: %s (the host's hiccup meters saw no stall)", what, rt)
@@ -194,6 +199,9 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	cpu := ""
 	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 {
 		cpu = fmt.Sprintf("; the app used %.2f of its %s CPU, below its limit", use, fmtCPUs(ev.cpuLimit))
+		if rd := runDelayWords(within(ev.samples, sp)); rd != "" {
+			cpu += " (" + rd + " while those answers waited)"
+		}
 	}
 	if fl := flushWords(within(ev.samples, sp)); fl != "" {
 		return CauseAppStall, fmt.Sprintf("%s%s, and the host's hiccup meters saw no stall; %s as those answers waited", what, cpu, fl)

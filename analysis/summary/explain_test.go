@@ -142,6 +142,25 @@ func TestExplainRules(t *testing.T) {
 		}{c.name, c.want, ev(closedLoop(10, time.Millisecond, 1, short), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, c.ts)})
 	}
 
+	// The host's account of the CPUs (cpusets): a slow stretch while the
+	// hypervisor took the app's CPU, while other work had it, while the
+	// generator's CPU was full; with the app at half its CPU throughout.
+	for _, c := range []struct {
+		name, want                 string
+		appBusy, steal, genBusy, rd float64
+	}{
+		{"the hypervisor's steal", CauseHost, 0.55, 0.25, 0.5, 0.1},
+		{"other work on the app's CPUs", CauseHost, 0.9, 0, 0.5, 0.3},
+		{"the generator's CPUs full", CauseGenerator, 0.5, 0, 0.97, 0.01},
+		{"run-queue wait below the limit", CauseUnexplained, 0.5, 0, 0.5, 0.05},
+	} {
+		ts := withSets(cgroup(10, 0.5, 0, 0), c.appBusy, c.steal, c.genBusy, c.rd)
+		cases = append(cases, struct {
+			name, want string
+			ev         evidence
+		}{c.name, c.want, ev(closedLoop(10, time.Millisecond, 1, short), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, ts)})
+	}
+
 	var out bytes.Buffer
 	for _, tc := range cases {
 		sp, where := stallSpan(tc.ev.lt)
@@ -159,6 +178,21 @@ func TestExplainRules(t *testing.T) {
 		}
 	}
 	golden.Check(t, "testdata/golden/explain.txt", out.Bytes())
+}
+
+// withSets adds the host's account of a one-CPU app set and a one-CPU
+// generator set to ts: each busy (and the app's stolen) at the shares
+// given, and a run-queue wait of rd a second.
+func withSets(ts []timeline.Sample, appBusy, steal, genBusy, rd float64) []timeline.Sample {
+	for i := range ts {
+		ms := float64(ts[i].TMs) + 1e6 // counters since boot
+		ts[i].CPUSets = map[string]timeline.CPUTime{
+			"app":     {BusyMs: uint64(ms * appBusy), StealMs: uint64(ms * steal), TotalMs: uint64(ms)},
+			"loadgen": {BusyMs: uint64(ms * genBusy), TotalMs: uint64(ms)},
+		}
+		ts[i].RunDelayNs = timeline.U64(uint64(ms * 1e6 * rd))
+	}
+	return ts
 }
 
 func near(got, want time.Duration) bool {

@@ -23,7 +23,7 @@ import (
 const usage = `cgsample: record a cgroup's CPU, memory, dirty pages and pressure as a timeline.
 
 Usage: cgsample (--container ID | --cgroup PATH | --pid PID) --out FILE
-                [--interval 100ms] [--duration D]
+                [--interval 100ms] [--duration D] [--cpuset NAME=CPUS]...
        cgsample memory (--container ID | --cgroup PATH | --pid PID) --out FILE
 
 Samples every --interval until --duration elapses or SIGINT/SIGTERM arrives,
@@ -34,6 +34,12 @@ loses at most one line. At the end one summary line goes to stderr.
 Counters the host cannot give are null, never 0: per-cgroup PSI exists only
 on cgroup v2; on v1 the host's /proc/pressure is recorded with
 psi_scope "host" (or "none" when the kernel has no PSI).
+
+With --pid (or --container), each sample also has run_delay_ns: how long
+the group's threads waited on a run queue. Each --cpuset NAME=CPUS adds the
+host's own account of those CPUs (busy, irq, steal, total ms, /proc/stat)
+under "cpusets": what ran there besides the group, and what the hypervisor
+took.
 
 "cgsample memory" reads the group's memory once and appends one JSON line
 to --out: usage_bytes, anon_bytes (RSS: v1 memory.stat total_rss, v2 anon)
@@ -65,6 +71,8 @@ func main() {
 	interval := fs.Duration("interval", 100*time.Millisecond, "time between samples")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until SIGINT/SIGTERM)")
 	out := fs.String("out", "", "timeline file to write (JSON lines)")
+	sets := cpuSets{}
+	fs.Var(sets, "cpuset", "NAME=CPUS: also record the host's busy, interrupt and steal time of these CPUs (repeatable)")
 	cli.Parse(fs, os.Args[1:], usage)
 	switch {
 	case *out == "":
@@ -85,6 +93,21 @@ func main() {
 		cli.Fail("cgsample", "%v", err)
 	}
 	defer s.Close()
+	host := hostReader{procRoot: "/proc", sets: sets}
+	if len(sets) > 0 {
+		stat, err := procStat("/proc")
+		if err != nil {
+			cli.Fail("cgsample", "--cpuset: %v", err)
+		}
+		if _, err := setTimes(sets, stat); err != nil {
+			cli.Usage("cgsample", "%v", err)
+		}
+	}
+	if t.PID != 0 {
+		// no thread list (another kernel, a group gone): the samples go
+		// without run_delay_ns
+		host.threads, _ = threadsFile("/proc", "/sys/fs/cgroup", t.PID)
+	}
 	f, err := os.Create(*out)
 	if err != nil {
 		cli.Fail("cgsample", "--out: %v", err)
@@ -98,7 +121,7 @@ func main() {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	samples, note, err := run(ctx, s, *interval, timeline.NewWriter(f))
+	samples, note, err := run(ctx, s, host, *interval, timeline.NewWriter(f))
 	if err != nil {
 		cli.Fail("cgsample", "%s: %v", *out, err)
 	}
@@ -117,7 +140,7 @@ func count(bs ...bool) int {
 
 // run samples until ctx ends. A group that disappears (the container
 // stopped) ends the timeline early with a note rather than failing it.
-func run(ctx context.Context, s *cgroupstat.Sampler, every time.Duration, w *timeline.Writer) ([]timeline.Sample, string, error) {
+func run(ctx context.Context, s *cgroupstat.Sampler, host hostReader, every time.Duration, w *timeline.Writer) ([]timeline.Sample, string, error) {
 	start := time.Now()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -129,6 +152,9 @@ func run(ctx context.Context, s *cgroupstat.Sampler, every time.Duration, w *tim
 				return nil, "", err
 			}
 			return all, fmt.Sprintf(" (stopped early: %v)", err), nil
+		}
+		if err := host.add(&x); err != nil {
+			return all, "", err
 		}
 		x.TMs = time.Since(start).Milliseconds()
 		x.UnixMs = time.Now().UnixMilli()

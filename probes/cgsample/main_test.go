@@ -24,7 +24,7 @@ func TestRunWritesAReadableTimeline(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	got, note, err := run(ctx, s, 20*time.Millisecond, timeline.NewWriter(f))
+	got, note, err := run(ctx, s, hostReader{procRoot: "../cgroupstat/testdata/proc"}, 20*time.Millisecond, timeline.NewWriter(f))
 	f.Close()
 	if err != nil || note != "" {
 		t.Fatalf("run: %v %q", err, note)

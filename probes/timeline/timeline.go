@@ -60,6 +60,30 @@ type Sample struct {
 	HostNrWritebackBytes              *uint64 `json:"host_nr_writeback_bytes"`
 	HostDirtyThresholdBytes           *uint64 `json:"host_dirty_threshold_bytes"`
 	HostDirtyBackgroundThresholdBytes *uint64 `json:"host_dirty_background_threshold_bytes"`
+
+	// RunDelayNs is how long the group's threads have waited on a run
+	// queue, runnable but not running, summed over the threads present at
+	// the sample (/proc/<tid>/schedstat, cumulative): a thread that exits
+	// takes its share with it, so only a rise between two samples is a
+	// measure. Absent in timelines written before it was recorded, and
+	// where the kernel keeps no schedstat.
+	RunDelayNs *uint64 `json:"run_delay_ns,omitempty"`
+	// CPUSets is the host's own account (/proc/stat) of each CPU set the
+	// sampler was asked to watch ("app", "loadgen"): what every process
+	// and the kernel did on those CPUs, not only the group. Absent when
+	// none was named.
+	CPUSets map[string]CPUTime `json:"cpusets,omitempty"`
+}
+
+// CPUTime is one CPU set's cumulative time by kind, in milliseconds,
+// summed over its CPUs: busy (user, nice, system), the kernel's interrupt
+// work (irq, softirq), steal (time the hypervisor gave the virtual CPU to
+// someone else) and total (every kind, idle included).
+type CPUTime struct {
+	BusyMs  uint64 `json:"busy_ms"`
+	IrqMs   uint64 `json:"irq_ms"`
+	StealMs uint64 `json:"steal_ms"`
+	TotalMs uint64 `json:"total_ms"`
 }
 
 // U64 returns a pointer to v, for filling a Sample.

@@ -89,10 +89,10 @@ vegeta_step() {
 
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
-  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool
+  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool restart warm
   mkdir -p "$sdir"
   while true; do
-    step="" rate="" why="" cool=""
+    step="" rate="" why="" cool="" restart="" warm=$WARMUP
     while read -r key value; do
       case "$key" in
         step) step=$value ;;
@@ -100,6 +100,7 @@ run_ramp() {
         max_steps) most=$value ;;
         why) why=$value ;;
         cooldown) cool=$value ;;
+        restart) restart=$value ;;
         stop) stop=$value ;;
         capacity) verdict="capacity $value req/s" ;;
         refused) verdict="no capacity: $value" ;;
@@ -108,10 +109,14 @@ run_ramp() {
     [[ -z "$stop" ]] || break
     [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
     note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + DURATION)) s each): $rate req/s${why:+ ($why)}"
-    if [[ "$cool" == yes ]]; then
+    if [[ -n "$restart" ]]; then
+      ramp_restart "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" "$restart" || return 0
+      warm=$WARMUP_MAX_S
+    elif [[ "$cool" == yes ]]; then
       ramp_cooldown "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" || return 0
+      [[ ! -e "$sdir/$(printf 'step-%02d' "$step").restart" ]] || warm=$WARMUP_MAX_S
     fi
-    ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" || return 0
+    ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" "$warm" || return 0
   done
   note "bench: run $run · $row $w: stopped ($stop); $verdict"
 }
@@ -145,23 +150,31 @@ ramp_cooldown() {
     --max "${SETTLE_MAX_S}s" --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
     return 0
   fi
-  note "bench: run $1 · $2 did not settle within ${SETTLE_MAX_S} s after a failed step: restarting it"
-  echo "restarted: the app did not settle within ${SETTLE_MAX_S} s of the step before" >"$base.restart"
+  ramp_restart "$1" "$2" "$base" "the app did not settle within ${SETTLE_MAX_S} s of the step before"
+}
+
+# ramp_restart RUN ROW BASE WHY: a fresh app before the next step (plan
+# ramp asks for one after a step that lost requests), BASE.restart saying
+# why; the step after it warms up for WARMUP_MAX_S, as after a boot.
+ramp_restart() {
+  note "bench: run $1 · $2: restarting the app before the next step: $4"
+  echo "restarted: $4; then warmed up ${WARMUP_MAX_S} s at the step's rate" >"$3.restart"
   stack_stop "$CONTAINER" >/dev/null 2>&1 || true
   if ! session_start "$1" "$2"; then
-    fail_cases "$1" "$2" "did not come back after a restart for a cooldown" "${WINDOWS[@]}"
+    fail_cases "$1" "$2" "did not come back after a restart before a step" "${WINDOWS[@]}"
     return 1
   fi
 }
 
-# ramp_step RUN ROW WINDOW SDIR N RATE: warm up at RATE, then measure the
-# step while cgsample watches the cgroup; false when the ramp cannot go on
+# ramp_step RUN ROW WINDOW SDIR N RATE WARM: warm up WARM s at RATE, then
+# measure the step while cgsample watches the cgroup; false when the ramp
+# cannot go on
 ramp_step() {
-  local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 base rc=0
+  local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 warm=$7 base rc=0
   base="$sdir/$(printf 'step-%02d' "$n")"
   ports_settle
   lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION"
-  vegeta_step "$WORK/warmup" "$w" "$rate" "$WARMUP" || true
+  vegeta_step "$WORK/warmup" "$w" "$rate" "$warm" || true
   local since
   since=$(date -u +%FT%T.%NZ)
   sampler_start "$base.cgroup.jsonl"

@@ -354,7 +354,7 @@ sampler_run() {
   (
     TIMEFORMAT='%3U %3S %3R'
     time taskset -c "$LOADGEN_CPUS" "$(lab_tool_path cgsample)" --pid "$APP_PID" --interval "$(sampler_interval)" \
-      --out "$1" 2>>"$WORK/cgsample.log"
+      --cpuset "app=$APP_CPUS" --cpuset "loadgen=$LOADGEN_CPUS" --out "$1" 2>>"$WORK/cgsample.log"
   ) 2>"$1.time"
 }
 

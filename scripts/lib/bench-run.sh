@@ -285,11 +285,29 @@ discard_run() {
   eta_add_runs 1
 }
 
+# bench_pause: on a shared machine, LAB_PAUSE_FILE names a file whose
+# presence asks the bench to stop before its next stack until the file
+# goes (someone else needs the host for a while); the bench writes
+# LAB_PAUSE_FILE.ack while it waits, so the other side knows it has
+# stopped, and the manifest's shared_host says how often and how long.
+PAUSES=0 PAUSED_S=0
+bench_pause() {
+  [[ -n "${LAB_PAUSE_FILE:-}" && -e "$LAB_PAUSE_FILE" ]] || return 0
+  local t0=$SECONDS
+  note "bench: $LAB_PAUSE_FILE exists: pausing before the next stack until it goes"
+  : >"$LAB_PAUSE_FILE.ack"
+  while [[ -e "$LAB_PAUSE_FILE" ]]; do sleep 2; done
+  rm -f "$LAB_PAUSE_FILE.ack"
+  PAUSES=$((PAUSES + 1)) PAUSED_S=$((PAUSED_S + SECONDS - t0))
+  note "bench: $LAB_PAUSE_FILE is gone after $((SECONDS - t0)) s: going on"
+}
+
 bench_run() {
   local run=$1 row
   mkdir -p "$RUN_DIR/raw/run-$run"
   ((${ETA_PER_RUN[ceilings]:-0})) && eta_timed ceilings upstream_ceilings "$run"
   while read -r row; do
+    bench_pause
     late_image "$run" "$row" || { eta_row_done 0 0; eta_skip boot 1; eta_skip stop 1; continue; }
     stack_session "$run" "$row"
     row_line "$run" "$row"
@@ -318,6 +336,9 @@ row_line() {
 bench_finish() {
   eta_finish
   verify_collect
+  if ((PAUSES)); then
+    lab_tool record shared "$RUN_DIR" "${LAB_SHARED_HOST:+$LAB_SHARED_HOST; }the bench paused $PAUSES time(s), $PAUSED_S s in all, between stacks while someone else used the host (LAB_PAUSE_FILE)"
+  fi
   lab_tool record finish "$RUN_DIR"
   FINISHED=1
   local rc=0
