@@ -148,6 +148,7 @@
           "analysis/reproduce" "probes/cgsample" "probes/quiet" "probes/verify"
           "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo"
           "analysis/plan" "probes/canary" "probes/hiccup" "probes/settle" "analysis/resultsindex" "analysis/guard"
+          "analysis/stack"
         ];
       };
 

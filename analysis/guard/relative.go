@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"stacklab/analysis/stackenv"
 	"stacklab/analysis/study"
 )
 
@@ -112,11 +113,11 @@ func stackFolder(studyFile, stack, root string, stdout io.Writer) (int, error) {
 	}
 	dir := filepath.Join(root, "stacks", stack)
 	if st.StacksDir != "" {
-		if _, err := os.Stat(filepath.Join(st.StacksDir, stack, "stack.env")); err == nil {
+		if stackenv.IsStack(filepath.Join(st.StacksDir, stack)) {
 			dir = filepath.Join(st.StacksDir, stack)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "stack.env")); err != nil {
+	if !stackenv.IsStack(dir) {
 		return 0, bad("%s: no stack %s (no %s)", studyFile, stack, filepath.Join(dir, "stack.env"))
 	}
 	absDir, err1 := filepath.Abs(dir)

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"stacklab/analysis/ramp"
+	"stacklab/analysis/stackenv"
 	"stacklab/analysis/study"
 )
 
@@ -123,7 +124,7 @@ func describe(path string, args []string, out io.Writer) error {
 	if *extra != "" {
 		dirs = append(dirs, *extra)
 	}
-	all := stackFolders(dirs)
+	all := stackenv.Folders(dirs)
 	rows := s.Rows(all)
 	key := "stacks"
 	if *stacks != "" {
@@ -207,27 +208,6 @@ func describe(path string, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "window %s\n", w.ID)
 	}
 	return nil
-}
-
-// stackFolders lists the stack folders (those with a stack.env) of dirs,
-// base and upstream excluded, sorted and without repeats. A link to a
-// stack folder is one (scripts/guard --against links a study's own).
-func stackFolders(dirs []string) []string {
-	var out []string
-	for _, d := range dirs {
-		ents, _ := os.ReadDir(d)
-		for _, e := range ents {
-			n := e.Name()
-			if n == "base" || n == "upstream" || contains(out, n) {
-				continue
-			}
-			if _, err := os.Stat(filepath.Join(d, n, "stack.env")); err == nil {
-				out = append(out, n)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func loadWindow(path, id string, conns int) (*study.Study, study.Window, error) {

@@ -40,7 +40,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"stacklab/analysis/envfile"
+	"stacklab/analysis/stackenv"
 	"strings"
 
 	"stacklab/analysis/sizes"
@@ -105,18 +105,18 @@ func withError(args []string, measure string, fn func(stackDir, out string, args
 	return err
 }
 
-// stackEnv reads stack.env (package envfile: as bash reads it). A key
+// stackEnv reads stack.env (package stackenv, its one reader). A key
 // that is present is stated, even when empty.
 func stackEnv(stackDir string) (map[string]string, string, error) {
 	p := filepath.Join(stackDir, "stack.env")
 	if _, err := os.Stat(p); err != nil {
 		return nil, p, &missing{fmt.Sprintf("%s: no stack.env", stackName(stackDir))}
 	}
-	env, err := envfile.Read(p)
+	st, err := stackenv.ReadFile(p)
 	if err != nil {
 		return nil, p, &missing{fmt.Sprintf("%s: %v", stackName(stackDir), err)}
 	}
-	return env, p, nil
+	return st.Values, p, nil
 }
 
 func stackName(stackDir string) string { return filepath.Base(filepath.Clean(stackDir)) }

@@ -6,94 +6,18 @@
 # shellcheck source=scripts/lib/confine.sh
 source "$LAB_ROOT/scripts/lib/confine.sh"
 
-# Stack folders live in stacks/; tests add fixture stacks from the folder
-# LAB_EXTRA_STACKS (never set by the bench itself).
-stack_dir() {
-  if [[ -d "$LAB_ROOT/stacks/$1" ]]; then
-    echo "$LAB_ROOT/stacks/$1"
-  elif [[ -n "${LAB_EXTRA_STACKS:-}" && -d "$LAB_EXTRA_STACKS/$1" ]]; then
-    echo "$LAB_EXTRA_STACKS/$1"
-  else
-    echo "$LAB_ROOT/stacks/$1"
-  fi
-}
+# A stack's declaration (its stack.env) is read by Go alone (package
+# analysis/stackenv, through the stack program): which folders are stacks,
+# where one's folder is, its values and its image's tag. Stack folders live
+# in stacks/; tests add fixture stacks from the folder LAB_EXTRA_STACKS
+# (never set by the bench itself).
+stack_tool() { lab_tool stack --lab-root "$LAB_ROOT" --extra-stacks "${LAB_EXTRA_STACKS:-}" "$@"; }
+
+# stack_dir NAME: NAME's folder (stacks/NAME, else LAB_EXTRA_STACKS/NAME)
+stack_dir() { stack_tool dir "$1" || exit 1; }
 
 # stack_names: every stack folder (those with a stack.env), base and upstream excluded
-stack_names() {
-  local d
-  for d in "$LAB_ROOT"/stacks/*/ ${LAB_EXTRA_STACKS:+"$LAB_EXTRA_STACKS"/*/}; do
-    d=$(basename "$d")
-    [[ -f "$(stack_dir "$d")/stack.env" && "$d" != base && "$d" != upstream ]] && echo "$d"
-  done
-}
-
-# image_inputs_hash NAME: sha256 over everything NAME's image is built from,
-# as its stack.env declares it (stacks/README.md, "The image's inputs"): the
-# files of its folder and of each INPUTS path (as git sees them: tracked and
-# untracked-but-not-ignored), the version of each TOOLCHAINS program, and the
-# ids of its DEPENDS images, and for a stack with HOST_INPUTS=1 what
-# `build-image --host-inputs` prints (base: the host's Debian mirrors), and
-# a build variant's arguments (LAB_BUILD_ARGS, "K=V" lines; see
-# scripts/images). Same inputs, same tag: an unchanged stack is not
-# rebuilt; a changed input (go.sum, stacks/mkimage, a new rustc) rebuilds it.
-image_inputs_hash() {
-  local name=$1 dir env inputs toolchains deps p t dep dep_tag dep_ids=""
-  deps=$(stack_env_get "$name" DEPENDS) || exit 1
-  dir=$(stack_dir "$name")
-  env=$dir/stack.env
-  env=${env#"$LAB_ROOT"/}
-  for p in INPUTS TOOLCHAINS; do
-    grep -q "^$p=" "$dir/stack.env" ||
-      die "$env: no $p= line (every stack declares its image's inputs, even as $p=\"\"; see stacks/README.md)"
-  done
-  inputs=$(stack_env_get "$name" INPUTS) || exit 1
-  toolchains=$(stack_env_get "$name" TOOLCHAINS) || exit 1
-  for p in $inputs; do
-    [[ "$p" != /* && "/$p/" != */../* ]] || die "$env: INPUTS path '$p' is not inside the lab (paths are relative to its root)"
-    [[ -e "$LAB_ROOT/$p" ]] || die "$env: INPUTS path '$p' does not exist"
-  done
-  for dep in $deps; do
-    dep_tag=$(LAB_BUILD_ARGS="" image_tag "$dep") || exit 1
-    dep_ids+="depends $dep $(docker image inspect -f '{{.Id}}' "$dep_tag" 2>/dev/null)"$'\n'
-  done
-  {
-    echo "folder"
-    (cd "$dir" && git ls-files --cached --others --exclude-standard -- . | LC_ALL=C sort |
-      while read -r p; do [[ -f "$p" ]] && sha256sum "$p"; done)
-    for p in $inputs; do
-      echo "input $p"
-      if [[ -f "$LAB_ROOT/$p" ]]; then
-        (cd "$LAB_ROOT" && sha256sum "$p")
-      else
-        (cd "$LAB_ROOT" && git ls-files --cached --others --exclude-standard -- "$p" | LC_ALL=C sort |
-          while read -r f; do [[ -f "$f" ]] && sha256sum "$f"; done)
-      fi
-    done
-    for t in $toolchains; do echo "toolchain $t: $(toolchain_version "$t")"; done
-    if [[ "$(stack_env_get "$name" HOST_INPUTS)" == 1 ]]; then
-      echo "host inputs"
-      "$dir/build-image" --host-inputs || die "stacks/$name: build-image --host-inputs failed"
-    fi
-    printf '%s' "$dep_ids"
-    # absent for an ordinary build, so its tag is what it always was
-    local kv
-    while IFS= read -r kv; do [[ -z "$kv" ]] || echo "build-arg $kv"; done <<<"${LAB_BUILD_ARGS:-}"
-  } | sha256sum | cut -c1-12
-}
-
-# toolchain_version NAME: what a TOOLCHAINS entry adds to the hash: its
-# `NAME --version`, except go (`go version`, run in the lab's root so that
-# go.mod's toolchain line counts) and docker (the engine that builds and
-# loads images, not the client). A missing program hashes as missing.
-toolchain_version() {
-  local out
-  case $1 in
-    go) out=$(cd "$LAB_ROOT" && go version 2>/dev/null) ;;
-    docker) out=$(docker version -f 'engine {{.Server.Version}}' 2>/dev/null) ;;
-    *) out=$("$1" --version 2>/dev/null) ;;
-  esac || out="not installed"
-  echo "$out"
-}
+stack_names() { stack_tool names || exit 1; }
 
 # build_args_problem NAME ARGS: why ARGS ("K=V" lines, a build variant's)
 # cannot build NAME (a name its stack.env's BUILD_ARGS does not declare), or
@@ -122,21 +46,13 @@ build_env() {
   while IFS= read -r kv; do [[ -z "$kv" ]] || BUILD_ENV+=("$kv"); done <<<"${LAB_BUILD_ARGS:-}"
 }
 
-# image_tag NAME: stacklab/NAME:<first 12 hex of image_inputs_hash>
-image_tag() {
-  local hash
-  hash=$(image_inputs_hash "$1") || return 1
-  echo "stacklab/$1:$hash"
-}
+# image_tag NAME: stacklab/NAME:<first 12 hex of the hash of its inputs>
+# (stacks/README.md, "The image's inputs"; the rule is stackenv.InputsHash),
+# a build variant's when LAB_BUILD_ARGS ("K=V" lines; scripts/images) is set
+image_tag() { stack_tool tag "$1" --build-args "${LAB_BUILD_ARGS:-}"; }
 
-# stack_env_get NAME KEY: one value from stacks/NAME/stack.env
-stack_env_get() {
-  local file
-  file="$(stack_dir "$1")/stack.env"
-  [[ -f "$file" ]] || die "stacks/$1: no stack.env (is '$1' a stack? stacks: $(stack_names | tr '\n' ' '))"
-  # shellcheck source=/dev/null
-  (set +u; source "$file"; echo "${!2:-}")
-}
+# stack_env_get NAME KEY: one value of stacks/NAME/stack.env, as Go reads it
+stack_env_get() { stack_tool get "$1" "$2" || exit 1; }
 
 # Tags the caller has settled on (the bench fixes them once, before its first
 # run, so an edit to a stack folder mid-bench cannot change what is measured).
@@ -329,3 +245,8 @@ lab_tool_path() {
     die "no lab program named '$1' (programs: $("$LAB_ROOT/scripts/build-tools" --list | awk '{print $1}' | paste -sd' '))"
   echo "$LAB_ROOT/.tools/bin/$1"
 }
+
+# Every function above asks Go (stack_tool, lab_tool): the programs are
+# built once here, in the shell that sources this file, so that each
+# $(stack_env_get ...) subshell runs them without building again.
+lab_tools_build

@@ -1,0 +1,106 @@
+// Command stack answers bash's questions about the lab's stacks, so that
+// no script sources a stack.env or decides which folders are stacks
+// (package stackenv owns both):
+//
+//	stack [--lab-root DIR] [--extra-stacks DIR] names
+//	    the stacks, one a line (base and upstream are not stacks)
+//	stack ... check NAME
+//	    nothing when NAME is one of the stacks; else one line and exit 2
+//	stack ... dir NAME
+//	    the folder of stack NAME (stacks/NAME, else the extra folder's)
+//	stack ... get NAME KEY
+//	    the value of KEY in NAME's stack.env, empty when not stated
+//	stack ... tag NAME [--build-args "K=V lines"]
+//	    NAME's image tag, stacklab/NAME:<hash of its inputs>
+//
+// Bad input (no such stack, a stack.env that does not read, a key the lab
+// does not know, a missing input): one line naming the file, exit 2.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"stacklab/analysis/stackenv"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("stack", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
+	extra := fl.String("extra-stacks", "", "another folder of stack folders")
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|tag NAME [--build-args LINES]"
+	if err := fl.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
+		return 2
+	}
+	lab := stackenv.Lab{Root: strings.TrimSuffix(*root, "/"), Extra: []string{*extra}}
+	rest := fl.Args()
+	if len(rest) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "tag": 1}
+	n, ok := want[rest[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
+		return 2
+	}
+	var buildArgs string
+	if rest[0] == "tag" {
+		tf := flag.NewFlagSet("tag", flag.ContinueOnError)
+		tf.SetOutput(io.Discard)
+		tf.StringVar(&buildArgs, "build-args", "", "a build variant's arguments")
+		if len(rest) > 1 {
+			if err := tf.Parse(rest[2:]); err != nil || tf.NArg() > 0 {
+				fmt.Fprintf(stderr, "stack tag: bad arguments %q (%s)\n", rest[2:], usage)
+				return 2
+			}
+			rest = rest[:2]
+		}
+	}
+	if len(rest)-1 != n {
+		fmt.Fprintf(stderr, "stack %s: takes %d arguments (%s)\n", rest[0], n, usage)
+		return 2
+	}
+	var err error
+	switch rest[0] {
+	case "names":
+		for _, s := range lab.Names() {
+			fmt.Fprintln(stdout, s)
+		}
+	case "check":
+		err = lab.Check(rest[1])
+	case "dir":
+		fmt.Fprintln(stdout, lab.Dir(rest[1]))
+	case "get":
+		var s *stackenv.Stack
+		if s, err = lab.Read(rest[1]); err == nil {
+			var v string
+			if v, err = s.Get(rest[2]); err == nil {
+				fmt.Fprintln(stdout, v)
+			}
+		}
+	case "tag":
+		var tag string
+		if tag, err = lab.Tag(rest[1], strings.Split(buildArgs, "\n")); err == nil {
+			fmt.Fprintln(stdout, tag)
+		}
+	}
+	if err != nil {
+		var se *stackenv.Error
+		if errors.As(err, &se) {
+			fmt.Fprintln(stderr, se.Msg)
+			return 2
+		}
+		fmt.Fprintln(stderr, "stack "+rest[0]+": "+err.Error())
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,247 @@
+// Package stackenv is the one reader of a stack's declaration, the
+// stack.env of its folder (stacks/README.md, "What a stack folder holds"):
+// which folders are stacks, where a stack's folder is, its keys as typed
+// values, and its image's tag (the hash of every input its build reads,
+// "The image's inputs"). Bash asks for these through the stack program
+// (analysis/stack) and never sources a stack.env itself; plan, size and
+// guard read them here.
+//
+// A line is read by package envfile, as bash would read it: a # after
+// white space starts a comment (REQUEST_SLOTS=5  # workers x threads is 5),
+// a # inside a word or quotes does not.
+package stackenv
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"stacklab/analysis/envfile"
+)
+
+// Keys are the keys a stack.env may state, and what kind of value each
+// takes: text (any), words (space-separated), count (a whole number, 0 or
+// more), flag (0 or 1). A key not named here is refused, so that a typo
+// (REQUEST_SLOT=5) is not silently a stack without slots.
+var Keys = map[string]string{
+	"STACK_NAME":    "text",
+	"LANGUAGE":      "text",
+	"FRAMEWORK":     "text",
+	"VERSIONS":      "text",
+	"CONCURRENCY":   "text",
+	"REQUEST_SLOTS": "count",
+	"DEPENDS":       "words",
+	"INPUTS":        "words",
+	"TOOLCHAINS":    "words",
+	"HOST_INPUTS":   "flag",
+	"SCRATCH":       "words",
+	"BUILD_ARGS":    "words",
+	"PAUSE_LOG":     "text",
+	"IMAGE":         "text",
+	"READY_PATH":    "text",
+	"CONTRACT":      "text",
+	"ENV":           "text",
+	"DATA":          "text",
+	"SHARES":        "text",
+	"SIZE_EXCLUDE":  "words",
+	"SIZE_TESTS":    "words",
+	"SIZE_LOCK":     "words",
+	"SIZE_DEPS_SRC": "words",
+	"SIZE_TOUCH":    "text",
+	"SIZE_BINARY":   "text",
+}
+
+// Error is a stack's declaration that cannot be used: one line, naming the
+// file (relative to the lab's root when inside it).
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func bad(format string, a ...any) error { return &Error{fmt.Sprintf(format, a...)} }
+
+// Lab is where stack folders are looked for: Root/stacks, then each of
+// Extra (a test's fixture stacks, a study's stacks_dir), in that order.
+type Lab struct {
+	Root  string
+	Extra []string
+}
+
+func (l Lab) dirs() []string {
+	out := []string{filepath.Join(l.Root, "stacks")}
+	for _, e := range l.Extra {
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// rel is path relative to the lab's root when it is inside it.
+func (l Lab) rel(path string) string {
+	if r, ok := strings.CutPrefix(path, strings.TrimSuffix(l.Root, "/")+"/"); ok {
+		return r
+	}
+	return path
+}
+
+// IsStack says whether dir is a stack folder: it holds a stack.env (a link
+// to one counts).
+func IsStack(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "stack.env"))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Names lists the stacks of the lab: the stack folders of its dirs but
+// base and upstream (images the stacks are built on or beside), sorted,
+// each once.
+func (l Lab) Names() []string {
+	return Folders(l.dirs())
+}
+
+// Folders lists the stack folders of dirs (base and upstream left out),
+// sorted, each once.
+func Folders(dirs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			n := e.Name()
+			if n == "base" || n == "upstream" || seen[n] {
+				continue
+			}
+			if IsStack(filepath.Join(d, n)) {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Check says why name is not one of the lab's stacks, or nil.
+func (l Lab) Check(name string) error {
+	names := l.Names()
+	for _, n := range names {
+		if n == name {
+			_, err := l.Read(name)
+			return err
+		}
+	}
+	return bad("'%s' is not a stack (stacks: %s)", name, strings.Join(names, " "))
+}
+
+// Dir is the folder of the stack name: stacks/NAME when it is there, else
+// the first extra folder that has it, else stacks/NAME (which then does
+// not exist, and Read says so).
+func (l Lab) Dir(name string) string {
+	for _, d := range l.dirs() {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+	}
+	return filepath.Join(l.Root, "stacks", name)
+}
+
+// Stack is one stack's declaration as read.
+type Stack struct {
+	Name   string            // its folder's name
+	Dir    string            // its folder
+	File   string            // its stack.env, relative to the lab's root when inside it
+	Values map[string]string // every key it states, as bash would read it
+}
+
+// Read reads the stack name's declaration.
+func (l Lab) Read(name string) (*Stack, error) {
+	if name == "" || strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
+		return nil, bad("%q is not a stack name (stacks: %s)", name, strings.Join(l.Names(), " "))
+	}
+	dir := l.Dir(name)
+	file := filepath.Join(dir, "stack.env")
+	if !IsStack(dir) {
+		return nil, bad("stacks/%s: no stack.env (is '%s' a stack? stacks: %s)", name, name, strings.Join(l.Names(), " "))
+	}
+	s, err := ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	s.Name, s.Dir, s.File = name, dir, l.rel(file)
+	return s, nil
+}
+
+// ReadFile reads one stack.env and checks each key's kind.
+func ReadFile(file string) (*Stack, error) {
+	v, err := envfile.Read(file)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, bad("%s: %v", file, pe.Err)
+		}
+		return nil, bad("%v", err)
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if msg := checkKind(k, v[k]); msg != "" {
+			return nil, bad("%s: %s (stacks/README.md)", file, msg)
+		}
+	}
+	dir := filepath.Dir(file)
+	return &Stack{Name: filepath.Base(dir), Dir: dir, File: file, Values: v}, nil
+}
+
+func checkKind(k, v string) string {
+	kind, ok := Keys[k]
+	if !ok {
+		names := make([]string, 0, len(Keys))
+		for n := range Keys {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Sprintf("%s is not a key the lab reads (keys: %s)", k, strings.Join(names, " "))
+	}
+	switch kind {
+	case "count":
+		if n, err := strconv.Atoi(v); v != "" && (err != nil || n < 0) {
+			return fmt.Sprintf("%s=%q is not a whole number (0 or more)", k, v)
+		}
+	case "flag":
+		if v != "" && v != "0" && v != "1" {
+			return fmt.Sprintf("%s=%q is not 0 or 1", k, v)
+		}
+	}
+	return ""
+}
+
+// Get is the value of key, "" when the stack does not state it; a key the
+// lab does not read is an error (a caller's typo).
+func (s *Stack) Get(key string) (string, error) {
+	if _, ok := Keys[key]; !ok {
+		return "", bad("%s is not a key of a stack.env (stacks/README.md)", key)
+	}
+	return s.Values[key], nil
+}
+
+// Has says whether the stack states key, even as KEY="".
+func (s *Stack) Has(key string) bool {
+	_, ok := s.Values[key]
+	return ok
+}
+
+// Words is a words key's value split on white space.
+func (s *Stack) Words(key string) []string { return strings.Fields(s.Values[key]) }
+
+// Slots is REQUEST_SLOTS, 0 when not stated.
+func (s *Stack) Slots() int {
+	n, _ := strconv.Atoi(s.Values["REQUEST_SLOTS"])
+	return n
+}

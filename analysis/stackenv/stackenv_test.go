@@ -1,0 +1,180 @@
+package stackenv
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An inline # comment is read one way: after white space it is a comment,
+// inside a word or quotes it is part of the value; so a stack recorded,
+// sized, started and tagged all see REQUEST_SLOTS=5, as bash would.
+func TestInlineComment(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "stacks/demo/stack.env"), strings.Join([]string{
+		"STACK_NAME=demo   # = folder name",
+		`FRAMEWORK="net/http # not a comment"  # a comment`,
+		"REQUEST_SLOTS=5\t# workers x threads",
+		"SIZE_TOUCH=app#1.go",
+		`INPUTS=""   # none`,
+		"TOOLCHAINS=",
+	}, "\n")+"\n")
+	s, err := Lab{Root: dir}.Read("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"STACK_NAME": "demo", "FRAMEWORK": "net/http # not a comment", "REQUEST_SLOTS": "5",
+		"SIZE_TOUCH": "app#1.go", "INPUTS": "", "TOOLCHAINS": ""}
+	if !reflect.DeepEqual(s.Values, want) {
+		t.Errorf("read %v, want %v", s.Values, want)
+	}
+	if s.Slots() != 5 || !s.Has("INPUTS") || s.Has("DEPENDS") {
+		t.Errorf("slots %d, has INPUTS %v, has DEPENDS %v", s.Slots(), s.Has("INPUTS"), s.Has("DEPENDS"))
+	}
+	if _, err := exec.LookPath("bash"); err == nil {
+		out, err := exec.Command("bash", "-c", `source "$1"; printf '%s|%s|%s|%s' "$STACK_NAME" "$FRAMEWORK" "$REQUEST_SLOTS" "$SIZE_TOUCH"`,
+			"bash", filepath.Join(dir, "stacks/demo/stack.env")).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(out); got != "demo|net/http # not a comment|5|app#1.go" {
+			t.Errorf("bash read %q", got)
+		}
+	}
+}
+
+// A key the lab does not read, or a value of the wrong kind, is one line
+// naming the file.
+func TestBadDeclarations(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"REQUEST_SLOT=5", "REQUEST_SLOT is not a key the lab reads"},
+		{"REQUEST_SLOTS=five", `REQUEST_SLOTS="five" is not a whole number`},
+		{"HOST_INPUTS=yes", `HOST_INPUTS="yes" is not 0 or 1`},
+		{"DEPENDS=$BASE", "would be expanded by bash"},
+	} {
+		dir := t.TempDir()
+		f := filepath.Join(dir, "stacks/demo/stack.env")
+		write(t, f, "STACK_NAME=demo\n"+c.line+"\n")
+		_, err := Lab{Root: dir}.Read("demo")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "stack.env") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.line, err, c.want)
+		}
+	}
+	_, err := Lab{Root: t.TempDir()}.Read("nope")
+	if err == nil || !strings.HasPrefix(err.Error(), "stacks/nope: no stack.env") {
+		t.Errorf("missing stack: %v", err)
+	}
+}
+
+// Every stack.env in the repository reads, with keys the lab knows.
+func TestTheLabsStacks(t *testing.T) {
+	files, _ := filepath.Glob("../../stacks/*/stack.env")
+	more, _ := filepath.Glob("../../scripts/testdata/stacks/*/stack.env")
+	ex, _ := filepath.Glob("../../studies/examples/*/*/stack.env")
+	files = append(append(files, more...), ex...)
+	if len(files) < 15 {
+		t.Fatalf("found %d stack.env files", len(files))
+	}
+	for _, f := range files {
+		if _, err := ReadFile(f); err != nil {
+			t.Error(err)
+		}
+	}
+	names := Lab{Root: "../.."}.Names()
+	for _, n := range names {
+		if n == "base" || n == "upstream" {
+			t.Errorf("%s listed as a stack", n)
+		}
+	}
+	if len(names) < 9 {
+		t.Errorf("stacks: %v", names)
+	}
+}
+
+// Folders: sorted, each once, base and upstream left out, a link counts.
+func TestFolders(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, p := range []string{"a/zeta", "a/alpha", "a/base", "a/upstream", "b/alpha", "b/mid"} {
+		root := map[byte]string{'a': a, 'b': b}[p[0]]
+		write(t, filepath.Join(root, p[2:], "stack.env"), "STACK_NAME="+p[2:]+"\n")
+	}
+	if err := os.MkdirAll(filepath.Join(a, "notastack"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(b, "mid"), filepath.Join(a, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	got := Folders([]string{a, b})
+	if want := []string{"alpha", "linked", "mid", "zeta"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("folders %v, want %v", got, want)
+	}
+	l := Lab{Root: t.TempDir(), Extra: []string{b}}
+	if d := l.Dir("mid"); d != filepath.Join(b, "mid") {
+		t.Errorf("dir %s", d)
+	}
+	if err := l.Check("base"); err == nil || !strings.Contains(err.Error(), "'base' is not a stack (stacks: alpha mid)") {
+		t.Errorf("check base: %v", err)
+	}
+}
+
+// The text the tag hashes, line for line (the lines sha256sum and the
+// lab's bash wrote before Go owned the hash, so tags did not move).
+func TestInputsHash(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("skipped: no git")
+	}
+	root := t.TempDir()
+	env := "STACK_NAME=demo\nINPUTS=\"shared.txt lib\"\nTOOLCHAINS=\"no-such-program-here\"\n"
+	write(t, filepath.Join(root, "stacks/demo/stack.env"), env)
+	write(t, filepath.Join(root, "stacks/demo/b.txt"), "b\n")
+	write(t, filepath.Join(root, "stacks/demo/a.txt"), "a\n")
+	write(t, filepath.Join(root, "stacks/demo/ignored.log"), "x\n")
+	write(t, filepath.Join(root, ".gitignore"), "*.log\n")
+	write(t, filepath.Join(root, "shared.txt"), "s\n")
+	write(t, filepath.Join(root, "lib/x.go"), "package x\n")
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	sum := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	text := fmt.Sprintf("folder\n%s  a.txt\n%s  b.txt\n%s  stack.env\ninput shared.txt\n%s  shared.txt\ninput lib\n%s  lib/x.go\ntoolchain no-such-program-here: not installed\n",
+		sum("a\n"), sum("b\n"), sum(env), sum("s\n"), sum("package x\n"))
+	l := Lab{Root: root}
+	got, err := l.InputsHash("demo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sum(text)[:12]; got != want {
+		t.Errorf("hash %s, want %s", got, want)
+	}
+	v, err := l.InputsHash("demo", []string{"CGO_CFLAGS=-g", ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sum(text + "build-arg CGO_CFLAGS=-g\n")[:12]; v != want {
+		t.Errorf("variant hash %s, want %s", v, want)
+	}
+	write(t, filepath.Join(root, "stacks/demo/stack.env"), "STACK_NAME=demo\nINPUTS=\"gone\"\nTOOLCHAINS=\n")
+	if _, err := l.InputsHash("demo", nil); err == nil || err.Error() != "stacks/demo/stack.env: INPUTS path 'gone' does not exist" {
+		t.Errorf("missing input: %v", err)
+	}
+	write(t, filepath.Join(root, "stacks/demo/stack.env"), "STACK_NAME=demo\nINPUTS=\n")
+	if _, err := l.InputsHash("demo", nil); err == nil || !strings.HasPrefix(err.Error(), "stacks/demo/stack.env: no TOOLCHAINS= line") {
+		t.Errorf("no TOOLCHAINS: %v", err)
+	}
+}
