@@ -100,6 +100,43 @@ func hasDeciding(ct *summary.CapacityTable) bool {
 // may be for the runs to count as agreeing.
 const RepeatTolerance = 0.15
 
+// disturbed lists, run by run, the steps that failed at a rate another
+// run passed (at it or above), each with its cause: what made the runs
+// disagree. "" when no step's cause is known (folders before causes were
+// kept per step).
+func disturbed(steps []summary.CapacityStep) string {
+	passed := map[int]float64{} // run → its highest passing rate
+	for _, s := range steps {
+		if s.Verdict == ramp.Pass && s.Rate > passed[s.Run] {
+			passed[s.Run] = s.Rate
+		}
+	}
+	var runs []string
+	for i := 0; i < len(steps); {
+		run := steps[i].Run
+		var these []string
+		for ; i < len(steps) && steps[i].Run == run; i++ {
+			s := steps[i]
+			if s.Verdict == ramp.Pass || s.Cause == "" {
+				continue
+			}
+			for other, best := range passed {
+				if other != run && best >= s.Rate {
+					these = append(these, fmt.Sprintf("step %d at %s (%s)", s.Step, units.Rate(s.Rate), s.Cause))
+					break
+				}
+			}
+		}
+		if len(these) > 0 {
+			runs = append(runs, fmt.Sprintf("run %d %s", run, strings.Join(these, ", ")))
+		}
+	}
+	if len(runs) == 0 {
+		return ""
+	}
+	return "failed at rates another run passed: " + strings.Join(runs, "; ")
+}
+
 // decidingBlocks says, run by run, what bounded each row's capacity, and
 // whether the runs agree.
 func decidingBlocks(ct *summary.CapacityTable) []block {
@@ -119,7 +156,11 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 		if spread <= RepeatTolerance {
 			repeat = append(repeat, fmt.Sprintf("%s: the runs agree (%s to %s req/s, %.0f%% apart)", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread))
 		} else {
-			repeat = append(repeat, fmt.Sprintf("%s: the runs **disagree** (%s to %s req/s, %.0f%% apart); what bounded each: %s", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread, strings.Join(causes, "; ")))
+			line := fmt.Sprintf("%s: the runs **disagree** (%s to %s req/s, %.0f%% apart); what bounded each: %s", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread, strings.Join(causes, "; "))
+			if d := disturbed(r.Steps); d != "" {
+				line += "; " + d
+			}
+			repeat = append(repeat, line)
 		}
 	}
 	if len(items) == 0 {

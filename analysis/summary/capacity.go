@@ -100,6 +100,9 @@ type CapacityStep struct {
 	// AnswerGapMs is the step's longest stretch with requests in flight
 	// and no answer (its latency timeline); nil without one.
 	AnswerGapMs *float64 `json:"answer_gap_ms,omitempty"`
+	// Cause is a failed step's explanation's cause ("" for a pass, or a
+	// step without a latency timeline or hiccup record).
+	Cause string `json:"cause,omitempty"`
 }
 
 // OverloadFactor: a step after the run's first failed one whose app CPU
@@ -225,6 +228,7 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 					return row, err
 				}
 				s.Explanations = append(s.Explanations, e)
+				row.Steps[len(row.Steps)-1].Cause = e.Cause
 				if i == cp.State.FailStep || (cp.State.FailStep < 0 && i == cp.State.Generator) {
 					row.Deciding = append(row.Deciding, Deciding{r.N, st.N, e.Cause, e.Sentence})
 				}
