@@ -119,6 +119,16 @@ func stackEnv(stackDir string) (map[string]string, string, error) {
 	return st.Values, p, nil
 }
 
+// overlaid is the path of a stack's file: its own, else, for a folder laid
+// over another's (SHARES), that folder's.
+func overlaid(stackDir string, env map[string]string, file string) string {
+	p := filepath.Join(stackDir, file)
+	if _, err := os.Stat(p); err != nil && env["SHARES"] != "" {
+		return filepath.Join(filepath.Dir(filepath.Clean(stackDir)), env["SHARES"], file)
+	}
+	return p
+}
+
 func stackName(stackDir string) string { return filepath.Base(filepath.Clean(stackDir)) }
 
 // globs reads a stated list of globs: "none" (or nothing) is the empty list.
@@ -151,38 +161,54 @@ func code(stackDir, out string, args []string) error {
 	rule := sizes.CodeRule{StackEnv: "stacks/" + name + "/stack.env", Exclude: globs(ex), Tests: globs(env["SIZE_TESTS"]),
 		Counted: []string{}, Excluded: []string{}}
 	_ = envPath
-	err = filepath.WalkDir(stackDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	// A folder laid over another's (SHARES) counts that folder's files too,
+	// named from this one (../ruby-rails/config/puma.rb), but for those it
+	// has itself: the files its image is built from.
+	own := map[string]bool{}
+	walk := func(dir, prefix string) error {
+		return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
+			if rel == "." {
+				return nil
+			}
+			if d.IsDir() {
+				if d.Name() == ".git" {
+					return filepath.SkipDir
+				}
+				if sizes.Match(rule.Exclude, rel+"/") {
+					rule.Excluded = append(rule.Excluded, prefix+rel+"/")
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if prefix == "" {
+				own[rel] = true
+			} else if own[rel] {
+				return nil
+			}
+			// stack.env is the lab's description of the stack, not the app's.
+			if rel == "stack.env" || sizes.Match(rule.Exclude, rel) {
+				rule.Excluded = append(rule.Excluded, prefix+rel)
+			} else {
+				rule.Counted = append(rule.Counted, prefix+rel)
+			}
+			return nil
+		})
+	}
+	if err := walk(stackDir, ""); err != nil {
+		return err
+	}
+	if sh := env["SHARES"]; sh != "" {
+		if err := walk(filepath.Join(filepath.Dir(filepath.Clean(stackDir)), sh), "../"+sh+"/"); err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(stackDir, p)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			if sizes.Match(rule.Exclude, rel+"/") {
-				rule.Excluded = append(rule.Excluded, rel+"/")
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		// stack.env is the lab's description of the stack, not the app's.
-		if rel == "stack.env" || sizes.Match(rule.Exclude, rel) {
-			rule.Excluded = append(rule.Excluded, rel)
-		} else {
-			rule.Counted = append(rule.Counted, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	sort.Strings(rule.Counted)
 	sort.Strings(rule.Excluded)
@@ -249,7 +275,7 @@ func deps(stackDir, out string, args []string) error {
 			}
 			target = "go-list.txt"
 		} else {
-			b, err = os.ReadFile(filepath.Join(stackDir, file))
+			b, err = os.ReadFile(overlaid(stackDir, env, file))
 			if err != nil {
 				return &missing{fmt.Sprintf("%s: lock data missing: %s (SIZE_LOCK names %s)", name, file, item)}
 			}

@@ -196,7 +196,25 @@ func ReadFile(file string) (*Stack, error) {
 		}
 	}
 	dir := filepath.Dir(file)
-	return &Stack{Name: filepath.Base(dir), Dir: dir, File: file, Values: v}, nil
+	st := &Stack{Name: filepath.Base(dir), Dir: dir, File: file, Values: v}
+	if sh := v["SHARES"]; sh != "" {
+		if strings.ContainsAny(sh, "/\\ ") || sh == "." || sh == ".." || sh == st.Name || !IsStack(st.SharedDir()) {
+			return nil, bad("%s: SHARES=%q is not a stack folder beside this one (stacks/README.md)", file, sh)
+		}
+		if o, err := envfile.Read(filepath.Join(st.SharedDir(), "stack.env")); err == nil && o["SHARES"] != "" {
+			return nil, bad("%s: SHARES=%s, which itself shares %s: one folder is laid over one other, no deeper", file, sh, o["SHARES"])
+		}
+	}
+	return st, nil
+}
+
+// SharedDir is the folder of the stack this one SHARES (its files, with
+// this folder's over them, are what the image is built from), or "".
+func (s *Stack) SharedDir() string {
+	if sh := s.Values["SHARES"]; sh != "" {
+		return filepath.Join(filepath.Dir(s.Dir), sh)
+	}
+	return ""
 }
 
 func checkKind(k, v string) string {

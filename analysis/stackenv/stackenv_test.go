@@ -92,8 +92,17 @@ func TestTheLabsStacks(t *testing.T) {
 		t.Fatalf("found %d stack.env files", len(files))
 	}
 	for _, f := range files {
-		if _, err := ReadFile(f); err != nil {
+		s, err := ReadFile(f)
+		if err != nil {
 			t.Error(err)
+			continue
+		}
+		// A folder laid over another is built by the other's build-image.
+		if sh := s.Values["SHARES"]; sh != "" {
+			b, _ := os.ReadFile(filepath.Join(s.Dir, "build-image"))
+			if !strings.Contains(string(b), "/../"+sh+"/build-image\" --over") {
+				t.Errorf("%s: SHARES=%s, but its build-image does not run ../%s/build-image --over", f, sh, sh)
+			}
 		}
 	}
 	names := Lab{Root: "../.."}.Names()
@@ -176,5 +185,48 @@ func TestInputsHash(t *testing.T) {
 	write(t, filepath.Join(root, "stacks/demo/stack.env"), "STACK_NAME=demo\nINPUTS=\n")
 	if _, err := l.InputsHash("demo", nil); err == nil || !strings.HasPrefix(err.Error(), "stacks/demo/stack.env: no TOOLCHAINS= line") {
 		t.Errorf("no TOOLCHAINS: %v", err)
+	}
+}
+
+// A folder laid over another (SHARES): the other's files are in its tag,
+// an edit there moves it; a SHARES that names no stack beside it, or one
+// that shares in turn, is refused.
+func TestShares(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("skipped: no git")
+	}
+	root := t.TempDir()
+	write(t, filepath.Join(root, "stacks/orm/stack.env"), "STACK_NAME=orm\nINPUTS=\nTOOLCHAINS=\n")
+	write(t, filepath.Join(root, "stacks/orm/config.rb"), "a = 1\n")
+	write(t, filepath.Join(root, "stacks/sql/stack.env"), "STACK_NAME=sql\nSHARES=orm\nINPUTS=\nTOOLCHAINS=\n")
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	l := Lab{Root: root}
+	before, err := l.InputsHash("sql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orm, _ := l.InputsHash("orm", nil)
+	write(t, filepath.Join(root, "stacks/orm/config.rb"), "a = 2\n")
+	after, _ := l.InputsHash("sql", nil)
+	orm2, _ := l.InputsHash("orm", nil)
+	if before == after || orm == orm2 {
+		t.Errorf("an edit to the shared folder: sql %s -> %s, orm %s -> %s; want both moved", before, after, orm, orm2)
+	}
+	for _, c := range []struct{ shares, want string }{
+		{"nope", `SHARES="nope" is not a stack folder beside this one`},
+		{"sql", `SHARES="sql" is not a stack folder beside this one`},
+		{"../orm", `SHARES="../orm" is not a stack folder beside this one`},
+	} {
+		write(t, filepath.Join(root, "stacks/sql/stack.env"), "STACK_NAME=sql\nSHARES="+c.shares+"\n")
+		if _, err := l.Read("sql"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("SHARES=%s: %v", c.shares, err)
+		}
+	}
+	write(t, filepath.Join(root, "stacks/sql/stack.env"), "STACK_NAME=sql\nSHARES=orm\n")
+	write(t, filepath.Join(root, "stacks/deeper/stack.env"), "STACK_NAME=deeper\nSHARES=sql\n")
+	if _, err := l.Read("deeper"); err == nil || !strings.Contains(err.Error(), "which itself shares orm") {
+		t.Errorf("SHARES of a SHARES: %v", err)
 	}
 }

@@ -25,7 +25,7 @@ func (l Lab) Tag(name string, buildArgs []string) (string, error) {
 
 // InputsHash is sha256 over everything the stack's image is built from, as
 // its stack.env declares it (stacks/README.md, "The image's inputs"): the
-// files of its folder and of each INPUTS path (as git sees them: tracked,
+// files of its folder (and of the folder it SHARES) and of each INPUTS path (as git sees them: tracked,
 // and untracked but not ignored), the version of each TOOLCHAINS program,
 // the ids of its DEPENDS images, for HOST_INPUTS=1 what `build-image
 // --host-inputs` prints (base: the host's Debian mirrors), and a build
@@ -68,6 +68,14 @@ func (l Lab) InputsHash(name string, buildArgs []string) (string, error) {
 	b.WriteString("folder\n")
 	if err := hashFiles(&b, s.Dir, "."); err != nil {
 		return "", err
+	}
+	if sh := s.Values["SHARES"]; sh != "" {
+		// the folder this one is laid over (absent for every other stack,
+		// so their tags are what they were)
+		fmt.Fprintf(&b, "shares %s\n", sh)
+		if err := hashFiles(&b, s.SharedDir(), "."); err != nil {
+			return "", err
+		}
 	}
 	for _, p := range inputs {
 		fmt.Fprintf(&b, "input %s\n", p)

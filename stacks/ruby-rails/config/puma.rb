@@ -11,7 +11,7 @@ positive = lambda do |name, default|
   next default if raw.empty?
 
   n = Integer(raw, exception: false)
-  abort "ruby-rails: #{name}=#{raw.inspect} is not a positive integer" unless n&.positive?
+  abort "config/puma.rb: #{name}=#{raw.inspect} is not a positive integer" unless n&.positive?
   n
 end
 
@@ -20,7 +20,7 @@ worker_count = positive.call("WEB_CONCURRENCY", cpus)
 max_threads = positive.call("RAILS_MAX_THREADS", 5)
 port_raw = ENV.fetch("PORT", "8080")
 port = Integer(port_raw, exception: false)
-abort "ruby-rails: PORT=#{port_raw.inspect} is not a port number" unless port&.between?(1, 65_535)
+abort "config/puma.rb: PORT=#{port_raw.inspect} is not a port number" unless port&.between?(1, 65_535)
 
 threads max_threads, max_threads
 

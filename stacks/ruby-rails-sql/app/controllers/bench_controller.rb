@@ -1,6 +1,7 @@
 class BenchController < ApplicationController
   # A machine endpoint, not a form: no CSRF token to check.
   skip_forgery_protection
+  include UpstreamAction # /bench/upstream
 
   PAYLOAD = ("stacklab-bench-event-" + "x" * 179).freeze # 200 ASCII bytes
 
@@ -8,17 +9,6 @@ class BenchController < ApplicationController
   COUNT_EVENTS = "SELECT COUNT(*) FROM bench_events".freeze
   LATEST_EVENTS = "SELECT id, created_at FROM bench_events ORDER BY id DESC LIMIT 20".freeze
   PRAGMAS = %w[journal_mode synchronous busy_timeout cache_size mmap_size journal_size_limit foreign_keys].freeze
-
-  def upstream
-    response = Upstream.delay
-    if response.code == "200"
-      render json: { ok: true, upstream: 200 }
-    else
-      render json: { ok: false, error: "upstream answered #{response.code}" }, status: :bad_gateway
-    end
-  rescue SystemCallError, IOError, Timeout::Error, Net::HTTPBadResponse, ConnectionPool::TimeoutError => e
-    render json: { ok: false, error: "#{e.class}: #{e.message}" }, status: :bad_gateway
-  end
 
   # The transaction is BEGIN IMMEDIATE behind the process's write lock
   # (config/initializers/sqlite_pragmas.rb); insert returns the new rowid.

@@ -1,19 +1,9 @@
 class BenchController < ApplicationController
   # A machine endpoint, not a form: no CSRF token to check.
   skip_forgery_protection
+  include UpstreamAction # /bench/upstream
 
   PAYLOAD = ("stacklab-bench-event-" + "x" * 179).freeze # 200 ASCII bytes
-
-  def upstream
-    response = Upstream.delay
-    if response.code == "200"
-      render json: { ok: true, upstream: 200 }
-    else
-      render json: { ok: false, error: "upstream answered #{response.code}" }, status: :bad_gateway
-    end
-  rescue SystemCallError, IOError, Timeout::Error, Net::HTTPBadResponse, ConnectionPool::TimeoutError => e
-    render json: { ok: false, error: "#{e.class}: #{e.message}" }, status: :bad_gateway
-  end
 
   # create! runs in a transaction, which the SQLite initializer makes
   # BEGIN IMMEDIATE.

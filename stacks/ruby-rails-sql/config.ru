@@ -1,3 +1,0 @@
-require_relative "config/environment"
-
-run Rails.application

@@ -1,3 +1,0 @@
-require_relative "application"
-
-Rails.application.initialize!
