@@ -9,6 +9,7 @@
 upstream_run() {
   local name=$1 port=$2
   shift 2
+  port_free "$port" "the mock upstream"
   upstream_start_container "$name" "$UPSTREAM_CPUS" "$port" "$@" || die "could not start the mock upstream"
   wait_up "http://127.0.0.1:$port/delay?ms=0" 30 >/dev/null ||
     die "the mock upstream did not answer on 127.0.0.1:$port"
@@ -48,6 +49,7 @@ app_start() {
     [[ -n "$kv" ]] && env+=(-e "$kv")
   done <<<"${ROW_ENV[$row]:-}"
   docker rm -f "$container" >/dev/null 2>&1 || true
+  port_free "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
   STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" "${env[@]}"
 }
