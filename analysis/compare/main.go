@@ -111,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sameHost := manifest.SameHost(mans[0], mans[1])
 	if !sameHost && !cross {
 		return bad(fmt.Sprintf("%s and %s come from different hosts (%s vs %s): numbers from two hosts are not comparable; pass --cross-host to compare anyway, every row labelled",
-			dirs[0], dirs[1], table.HostLine(sums[0]), table.HostLine(sums[1])))
+			dirs[0], dirs[1], table.HostLine(sums[0])+enginesNote(mans[0], mans[1]), table.HostLine(sums[1])+enginesNote(mans[1], mans[0])))
 	}
 	c := table.Compare(sums[0], sums[1], !sameHost)
 	stdout.Write(table.Markdown(c))
@@ -188,4 +188,13 @@ func compareWithin(dir, baseline string, stdout, stderr io.Writer) int {
 	}
 	stdout.Write(render.WithinMarkdown(s, w))
 	return 0
+}
+
+// enginesNote: "; engines: …" of a run whose engine set differs from the
+// other's (two sets never share a table), nothing when the sets are the same
+func enginesNote(m, other *manifest.Manifest) string {
+	if manifest.SameEngines(m.Host.Engines, other.Host.Engines) {
+		return ""
+	}
+	return "; engines: " + manifest.EnginesLine(m.Host.Engines)
 }

@@ -104,6 +104,10 @@ type Host struct {
 	Profile     string            `json:"profile"`
 	Settings    map[string]string `json:"settings"`
 	Fingerprint Fingerprint       `json:"fingerprint"`
+	// Engines is, per role (app, loadgen, upstream), the Docker engine it
+	// ran on, when the host profile names engines (engine.go); absent for
+	// the default, one local engine.
+	Engines map[string]Engine `json:"engines,omitempty"`
 }
 
 type Fingerprint struct {
@@ -186,7 +190,8 @@ type Failure struct {
 func SameHost(a, b *Manifest) bool {
 	fa, fb := a.Host.Fingerprint, b.Host.Fingerprint
 	return a.Host.Profile == b.Host.Profile && fa.CPUModel == fb.CPUModel &&
-		fa.Cores == fb.Cores && fa.MemoryBytes == fb.MemoryBytes && fa.Kernel == fb.Kernel
+		fa.Cores == fb.Cores && fa.MemoryBytes == fb.MemoryBytes && fa.Kernel == fb.Kernel &&
+		SameEngines(a.Host.Engines, b.Host.Engines)
 }
 
 // Error is a fault in a manifest file, worded for a one-line message.
@@ -266,5 +271,6 @@ func (m *Manifest) RunHost(r Run) Host {
 func SameFingerprint(a, b Host) bool {
 	fa, fb := a.Fingerprint, b.Fingerprint
 	return a.Profile == b.Profile && fa.CPUModel == fb.CPUModel &&
-		fa.Cores == fb.Cores && fa.MemoryBytes == fb.MemoryBytes && fa.Kernel == fb.Kernel
+		fa.Cores == fb.Cores && fa.MemoryBytes == fb.MemoryBytes && fa.Kernel == fb.Kernel &&
+		SameEngines(a.Engines, b.Engines)
 }

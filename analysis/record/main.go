@@ -7,13 +7,17 @@
 //	               --warmup S --duration S --connections N --cases a,b --stacks a,b
 //	               [--slots ROW=N]... [--contract ROW=app|none]...
 //	               [--extra K=V]... [--tool NAME=VERSION]... [--lab-commit C]
-//	               [--shared-host TEXT]
+//	               [--shared-host TEXT] [--engines FILE]
 //	record image   DIR STACK --tag T --id ID --size BYTES [--compressed BYTES]
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
 //	record confinement DIR NAME --inspect FILE   what Docker applied to a container (FILE: docker inspect; - is stdin)
 //	record finish  DIR [--incomplete REASON]
-//	record describe DIR     what a re-run needs, as "key value" lines
+//	record describe DIR [--engines FILE]   what a re-run needs, as "key value"
+//	               lines (FILE: this host's engines now, for a run that recorded engines)
+//	record engine  FILE ROLE --engine E --cpus LIST --info FILE --machine FILE [--container]
+//	               add a role's engine (docker info there, and probes/loadrun's
+//	               fingerprint of its machine) to an engines file (engine.go)
 //	record shared  DIR TEXT   declare, after the fact, what else ran on the
 //	               host during the run (manifest shared_host; "" clears it)
 //	record adopt-study DIR STUDYFILE   give a manifest written before studies
@@ -73,7 +77,9 @@ func main() {
 	case "confinement":
 		err = update(dir, args, confinement)
 	case "describe":
-		err = describe(dir)
+		err = describe(dir, args)
+	case "engine":
+		err = engine(dir, args)
 	case "loadgen":
 		err = loadgen(dir, args)
 	case "step":
@@ -148,6 +154,7 @@ func start(dir string, args []string) error {
 	cases := fl.String("cases", "", "cases, comma separated")
 	stacks := fl.String("stacks", "", "stacks, comma separated")
 	commit := fl.String("lab-commit", "", "the lab's git commit")
+	enginesFile := fl.String("engines", "", "each role's engine (record engine's file), when the host profile names engines")
 	var extra, tools, slots, contracts multi
 	fl.Var(&slots, "slots", "a row's request slots ROW=N (repeatable)")
 	fl.Var(&contracts, "contract", "a row's contract ROW=app|none (repeatable)")
@@ -183,6 +190,12 @@ func start(dir string, args []string) error {
 	if err != nil {
 		return err
 	}
+	var engines map[string]manifest.Engine
+	if *enginesFile != "" {
+		if engines, err = manifest.ReadEngines(*enginesFile); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -201,6 +214,7 @@ func start(dir string, args []string) error {
 			Profile:     strings.TrimSuffix(filepath.Base(*hostProfile), ".env"),
 			Settings:    settings,
 			Fingerprint: fp,
+			Engines:     engines,
 		},
 		Parameters: manifest.Parameters{
 			Runs: *runs, WarmupS: *warmup, DurationS: *duration, Connections: *conns,
@@ -370,7 +384,7 @@ func run(m *manifest.Manifest, args []string) error {
 	if err != nil {
 		return err
 	}
-	r.Host = &manifest.Host{Profile: m.Host.Profile, Settings: m.Host.Settings, Fingerprint: fp}
+	r.Host = &manifest.Host{Profile: m.Host.Profile, Settings: m.Host.Settings, Fingerprint: fp, Engines: m.Host.Engines}
 	if *order != "" {
 		r.Order = list(*order)
 	}
@@ -407,7 +421,12 @@ func failure(m *manifest.Manifest, args []string) error {
 // and "tool NAME VERSION" lines, sorted, so bash can read them with `read`.
 // When this host is not the run's (by the rule compare uses), a
 // "host_differs SENTENCE" line says how.
-func describe(dir string) error {
+func describe(dir string, args []string) error {
+	fl := flag.NewFlagSet("record describe", flag.ContinueOnError)
+	enginesFile := fl.String("engines", "", "this host's engines now (record engine's file)")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
 	m, err := manifest.Read(dir)
 	if err != nil {
 		return err
@@ -417,6 +436,14 @@ func describe(dir string) error {
 		return err
 	}
 	here := manifest.Host{Profile: m.Host.Profile, Fingerprint: fp}
+	if *enginesFile != "" {
+		if here.Engines, err = manifest.ReadEngines(*enginesFile); err != nil {
+			return err
+		}
+	}
+	if len(m.Host.Engines) > 0 {
+		fmt.Println("engines 1")
+	}
 	if !manifest.SameFingerprint(m.Host, here) {
 		fmt.Printf("host_differs the run was on %s; this host is %s\n", hostLine(m.Host), hostLine(here))
 	}
@@ -487,6 +514,10 @@ func warmups(dir string) ([]manifest.Warmup, error) {
 // hostLine names a host by what SameFingerprint compares.
 func hostLine(h manifest.Host) string {
 	f := h.Fingerprint
-	return fmt.Sprintf("%s: %s, %d cores, %.1f GiB, kernel %s", h.Profile, f.CPUModel, f.Cores,
+	line := fmt.Sprintf("%s: %s, %d cores, %.1f GiB, kernel %s", h.Profile, f.CPUModel, f.Cores,
 		float64(f.MemoryBytes)/(1<<30), f.Kernel)
+	if len(h.Engines) > 0 {
+		line += "; engines: " + manifest.EnginesLine(h.Engines)
+	}
+	return line
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"stacklab/analysis/latencyline"
+	"stacklab/analysis/manifest"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/summary"
 	"stacklab/analysis/units"
@@ -165,6 +166,9 @@ func header(s *summary.Summary) block {
 		"runs kept: " + strings.Join(runs, ", ") + "; discarded (quiet-host gate): " + discarded,
 		"baseline: " + s.Options.Baseline + " (ratios are taken within each run, then the median over runs)",
 		"cells: median (min–max) over runs; req/s counts 2xx answers only; p50 and p99 are medians of oha's per-window percentiles",
+	}
+	if len(s.Engines) > 0 {
+		items = append(items[:4], append([]string{"engines: " + manifest.EnginesLine(s.Engines)}, items[4:]...)...)
 	}
 	if s.Verify != "" {
 		items = append(items, s.Verify)

@@ -22,26 +22,29 @@ import (
 
 // Summary is everything summary.md, summary.json and report.html show.
 type Summary struct {
-	Folder           string               `json:"folder"`
-	Study            string               `json:"study"`
-	StudyHash        string               `json:"study_hash,omitempty"`
-	Profile          string               `json:"profile"`
-	Label            string               `json:"label,omitempty"`
-	SharedHost       string               `json:"shared_host,omitempty"`
-	HostProfile      string               `json:"host_profile"`
-	Host             manifest.Fingerprint `json:"host"`
-	LabCommit        string               `json:"lab_commit"`
-	StartedAt        string               `json:"started_at"`
-	EndedAt          string               `json:"ended_at"`
-	Complete         bool                 `json:"complete"`
-	IncompleteReason string               `json:"incomplete_reason,omitempty"`
-	Tools            []KV                 `json:"tools"`
-	Parameters       manifest.Parameters  `json:"parameters"`
-	Runs             []int                `json:"runs"`
-	Discarded        []string             `json:"discarded"`
-	Options          Options              `json:"options"`
-	Sections         []Section            `json:"sections"`
-	Resources        []ResourceRow        `json:"resources"`
+	Folder      string               `json:"folder"`
+	Study       string               `json:"study"`
+	StudyHash   string               `json:"study_hash,omitempty"`
+	Profile     string               `json:"profile"`
+	Label       string               `json:"label,omitempty"`
+	SharedHost  string               `json:"shared_host,omitempty"`
+	HostProfile string               `json:"host_profile"`
+	Host        manifest.Fingerprint `json:"host"`
+	// Engines: each role's Docker engine, when the host profile named
+	// engines (manifest.Engine); absent for one local engine.
+	Engines          map[string]manifest.Engine `json:"engines,omitempty"`
+	LabCommit        string                     `json:"lab_commit"`
+	StartedAt        string                     `json:"started_at"`
+	EndedAt          string                     `json:"ended_at"`
+	Complete         bool                       `json:"complete"`
+	IncompleteReason string                     `json:"incomplete_reason,omitempty"`
+	Tools            []KV                       `json:"tools"`
+	Parameters       manifest.Parameters        `json:"parameters"`
+	Runs             []int                      `json:"runs"`
+	Discarded        []string                   `json:"discarded"`
+	Options          Options                    `json:"options"`
+	Sections         []Section                  `json:"sections"`
+	Resources        []ResourceRow              `json:"resources"`
 	// CPUMode is "quota" when the app ran under a CPU quota (its CPUs in
 	// CPUQuota), and every table has a throttled % column; empty in cpuset
 	// mode. Capacity holds the capacity cases (capacity.go).
@@ -333,7 +336,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	}
 	s := &Summary{
 		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, Label: m.Label, SharedHost: m.SharedHost,
-		HostProfile: m.Host.Profile, Host: m.Host.Fingerprint,
+		HostProfile: m.Host.Profile, Host: m.Host.Fingerprint, Engines: m.Host.Engines,
 		LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
 		Complete: m.Complete, IncompleteReason: m.IncompleteReason,
 		Parameters: m.Parameters, Options: opt,

@@ -24,13 +24,17 @@ plan_windows() {
       esac
     done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS")
     if ((WIN_RAMP[$w])); then
+      [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || {
+        echo "bench: ${STUDY_FILE#"$LAB_ROOT"/}: window $w is a capacity ramp, and vegeta on the load generator's own engine (LOADGEN_ENGINE) is not built yet" >&2
+        exit 2
+      }
       vegeta_check
       plan_capacity "$w"
       continue
     fi
     plan_app_load "$w" "$APP_PORT" "$WORK/plan"
     ((WIN_CEILING[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
-      --url "http://127.0.0.1:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
+      --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
   done
   return 0
 }
@@ -38,9 +42,9 @@ plan_windows() {
 # plan_app_load WINDOW PORT DIR: the window's oha arguments against the app
 # on PORT (and its companion's) into DIR/WINDOW.oha (.companion)
 plan_app_load() {
-  lab_tool plan oha "$STUDY_FILE" "$1" --connections "$CONNECTIONS" --url "http://127.0.0.1:$2" >"$3/$1.oha"
+  lab_tool plan oha "$STUDY_FILE" "$1" --connections "$CONNECTIONS" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$2" >"$3/$1.oha"
   ((WIN_COMPANION[$1])) || return 0
-  lab_tool plan oha "$STUDY_FILE" "$1" --companion --url "http://127.0.0.1:$2" >"$3/$1.companion"
+  lab_tool plan oha "$STUDY_FILE" "$1" --companion --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$2" >"$3/$1.companion"
 }
 
 # oha_window OUT SECONDS ARGS_FILE: oha pinned to the load generator's CPUs
@@ -61,6 +65,12 @@ oha_window() {
     db=(--db-url "$out.db")
     rm -f "$out.db"
     date +%s%N >"$out.start"
+  fi
+  # On the load generator's own engine (LOADGEN_ENGINE), in a container
+  # there (scripts/lib/engine.sh); its start time is the container's.
+  if [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
+    loadgen_oha "$out" "$secs" "$((${#db[@]} > 0))" "${args[@]}"
+    return
   fi
   (
     TIMEFORMAT='%3U %3S %3R'
@@ -121,7 +131,7 @@ session_start() {
   CONTAINER=$(container_name "$row")
   DB_DIR="$WORK/db/$CONTAINER"
   CASES_HERE=0
-  CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://127.0.0.1:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT")
+  CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT")
   # The manifest says how each row's container was confined (the last start).
   confine_record "$RUN_DIR" "$row" "$CONTAINER" || note "bench: could not record $row's confinement"
   BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
@@ -298,6 +308,12 @@ canary_read() {
     [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS app=()
     # Its error goes in the line itself: the bench's scratch folder is
     # removed when the bench ends, so a path into it would name nothing.
+    if [[ "$set" == loadgen && -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
+      loadgen_run "stacklab-$BENCH_ID-canary-$RANDOM" --emit /tmp/canary.jsonl -- canary --out /tmp/canary.jsonl \
+        --label "$2 $set" --cpus "$cpus" >>"$1" 2>"$WORK/canary.err" ||
+        note "bench: the CPU-speed canary failed on the load generator's engine, CPUs $cpus ($2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
+      continue
+    fi
     taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" "${app[@]}" 2>"$WORK/canary.err" ||
       note "bench: the CPU-speed canary failed on CPUs $cpus ($set, $2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
   done
@@ -353,8 +369,11 @@ sampler_interval() {
 sampler_run() {
   (
     TIMEFORMAT='%3U %3S %3R'
-    time taskset -c "$LOADGEN_CPUS" "$(lab_tool_path cgsample)" --pid "$APP_PID" --interval "$(sampler_interval)" \
-      --cpuset "app=$APP_CPUS" --cpuset "loadgen=$LOADGEN_CPUS" --out "$1" 2>>"$WORK/cgsample.log"
+    # (the generator's CPUs are this machine's only when it runs here)
+    local sets=(--cpuset "app=$APP_CPUS")
+    [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] && sets+=(--cpuset "loadgen=$LOADGEN_CPUS")
+    time taskset -c "${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}" "$(lab_tool_path cgsample)" --pid "$APP_PID" --interval "$(sampler_interval)" \
+      "${sets[@]}" --out "$1" 2>>"$WORK/cgsample.log"
   ) 2>"$1.time"
 }
 
@@ -379,7 +398,7 @@ sampler_stop() {
   local child
   for child in $(pgrep -P "$SAMPLER_PID" 2>/dev/null); do kill_leaves "$child"; done
   finish_background "$SAMPLER_PID" 2>/dev/null || true
-  lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "$LOADGEN_CPUS" 2>/dev/null || true
+  lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}" 2>/dev/null || true
   rm -f "$SAMPLER_OUT.time"
   SAMPLER_PID="" SAMPLER_OUT=""
 }
@@ -412,6 +431,15 @@ hiccup_start() {
   for role in app loadgen; do
     cpus=$APP_CPUS
     [[ "$role" == loadgen ]] && cpus=$LOADGEN_CPUS
+    if [[ "$role" == loadgen && -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
+      # in a container on the generator's engine; its log comes back on
+      # stdout when hiccup_stop has it stopped
+      HICCUP_CONTAINER="stacklab-$BENCH_ID-hiccup-$RANDOM"
+      in_background loadgen_run "$HICCUP_CONTAINER" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
+        --cpus "$cpus" --interval "$HICCUP_INTERVAL" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
+      HICCUP_REMOTE_PID=$BG_PID
+      continue
+    fi
     in_background taskset -c "$cpus" "$(lab_tool_path hiccup)" --out "$1.hiccup-$role.jsonl" --label "$role" --cpus "$cpus" --interval "$HICCUP_INTERVAL" >/dev/null 2>>"$WORK/hiccup.log"
     HICCUP_PIDS+=("$BG_PID")
   done
@@ -421,6 +449,13 @@ hiccup_start() {
 hiccup_stop() {
   local pid
   for pid in "${HICCUP_PIDS[@]}"; do kill_leaves "$pid"; done
+  # (the generator's meter: its container is told, not the docker client,
+  # whose child may be the ssh that carries the engine's connection)
+  if [[ -n "${HICCUP_REMOTE_PID:-}" ]]; then
+    engine_docker "$ROLE_LOADGEN_ENGINE" kill --signal TERM "$HICCUP_CONTAINER" >/dev/null 2>&1 || true
+    finish_background "$HICCUP_REMOTE_PID" 2>/dev/null || true
+    HICCUP_REMOTE_PID=""
+  fi
   for pid in "${HICCUP_PIDS[@]}"; do finish_background "$pid" 2>/dev/null || true; done
   HICCUP_PIDS=()
 }

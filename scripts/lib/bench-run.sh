@@ -30,6 +30,7 @@ cleanup() {
   for pid in "${BG_PIDS[@]}"; do kill_tree "$pid"; done
   for pid in "${BG_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   docker ps -aq --filter "label=stacklab.bench=$BENCH_ID" | xargs -r docker rm -f >/dev/null 2>&1 || true
+  engines_cleanup
   if declare -F size_cleanup >/dev/null; then size_cleanup; fi
   if ((FINISHED == 0)) && [[ -n "${RUN_DIR:-}" && -f "$RUN_DIR/manifest.json" ]]; then
     local why=${INTERRUPTED:+interrupted by $INTERRUPTED}
@@ -140,6 +141,11 @@ bench_prepare() {
     s=$(row_stack "$r")
     rows+=(--slots "$r=${ROW_SLOTS[$r]:-$(stack_env_get "$s" REQUEST_SLOTS)}" --contract "$r=$(contract "$s")")
   done
+  local engines=()
+  if ((ROLE_ENGINES)); then
+    engines_record "$WORK/engines.json"
+    engines=(--engines "$WORK/engines.json")
+  fi
   note "bench: study $STUDY, profile $PROFILE, host profile $HOST_NAME, stacks ${ROWS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
@@ -147,7 +153,7 @@ bench_prepare() {
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (probes/speed)" "${rows[@]}" \
     --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
-    "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}"
+    "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}" ${engines[@]+"${engines[@]}"}
   for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done
 }

@@ -22,10 +22,13 @@ cpu_list_expand() {
 # cpu_count LIST: how many CPUs a list names
 cpu_count() { local c; c=$(cpu_list_expand "$1") || return 1; wc -w <<<"$c"; }
 
-# host_profile_path: hosts/$HOST.env, or the machine's own profile
+# host_profile_path: hosts/$HOST_PROFILE.env (or HOST_PROFILE itself when
+# it is a path), or the machine's own profile
 # (hosts/<hostname>.env if there is one, else hosts/local.env).
 host_profile_path() {
-  if [[ -n "${HOST_PROFILE:-}" ]]; then
+  if [[ "${HOST_PROFILE:-}" == */* ]]; then
+    echo "$HOST_PROFILE"
+  elif [[ -n "${HOST_PROFILE:-}" ]]; then
     echo "$LAB_ROOT/hosts/$HOST_PROFILE.env"
   elif [[ -f "$LAB_ROOT/hosts/$(hostname).env" ]]; then
     echo "$LAB_ROOT/hosts/$(hostname).env"
@@ -39,29 +42,24 @@ host_profiles() {
   for f in "$LAB_ROOT"/hosts/*.env; do basename "$f" .env; done | tr '\n' ' '
 }
 
-# load_host_profile: source the profile and refuse one this host cannot honour.
+# load_host_profile: the profile's values, read and checked by Go
+# (analysis/host, package hostprofile: the one reader of a profile), which
+# refuses a profile this host cannot honour in one line, exit 2. Its ROLE_*
+# values: where each role runs (hosts/README.md, "Roles and engines").
 load_host_profile() {
   HOST_PROFILE_FILE=$(host_profile_path)
   [[ -f "$HOST_PROFILE_FILE" ]] || die "host profile $HOST_PROFILE_FILE: no such file (profiles: $(host_profiles))"
-  # shellcheck source=hosts/local.env
-  source "$HOST_PROFILE_FILE"
-  local key
-  for key in HOST_NAME APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS APP_MEMORY CONNECTIONS; do
-    [[ -n "${!key:-}" ]] || die "host profile $HOST_PROFILE_FILE: $key is not set"
-  done
-  local online cpu role
-  online=$(cpu_list_expand "$(cat /sys/devices/system/cpu/online)")
-  for role in APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS; do
-    local cpus
-    cpus=$(cpu_list_expand "${!role}") || die "host profile $HOST_PROFILE_FILE: $role=${!role} is not a CPU list like 0-3,6"
-    for cpu in $cpus; do
-      [[ " $online " == *" $cpu "* ]] || die "host profile $HOST_PROFILE_FILE: $role=${!role} names CPU $cpu, but this host has CPUs $(cat /sys/devices/system/cpu/online)"
-    done
-  done
+  local values rc=0
+  values=$(lab_tool host profile "$HOST_PROFILE_FILE" 2>&1) || rc=$?
+  if ((rc)); then
+    echo "$values" >&2
+    exit 2
+  fi
+  eval "$values"
   APP_CPU_COUNT=$(cpu_count "$APP_CPUS")
   cpu_mode
   export HOST_NAME APP_CPUS LOADGEN_CPUS UPSTREAM_CPUS APP_MEMORY CONNECTIONS APP_CPU_COUNT HOST_PROFILE_FILE \
-    APP_CPU_MODE APP_CPU_QUOTA
+    APP_CPU_MODE APP_CPU_QUOTA ROLE_APP_ADDR ROLE_UPSTREAM_ADDR ROLE_LOADGEN_ENGINE ROLE_SAMPLER_CPUS ROLE_ENGINES
 }
 
 # cpu_mode: APP_CPU_MODE (cpuset, the default, or quota) and, in quota

@@ -1,0 +1,111 @@
+// Command host reads a host profile (package hostprofile, the one reader)
+// for the bench, which never parses a profile itself:
+//
+//	host profile FILE        check FILE (its keys, CPU lists, engines; the CPUs
+//	                         of the roles on this machine against its online
+//	                         CPUs) and print it as bash assignments: the keys it
+//	                         sets, then ROLE_* values with their defaults
+//	host roles FILE          one line per role: ROLE ENGINE CPUS CONTAINER
+//	                         (ENGINE "-" for the bench's own; CONTAINER 1 when
+//	                         its programs run in containers there)
+//	host check-engine FILE ROLE --info FILE
+//	                         refuse a role whose CPUs its engine (docker info
+//	                         JSON) does not have
+//
+// A bad profile is one line naming the file and the key, exit 2.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"stacklab/analysis/hostprofile"
+	"stacklab/analysis/manifest"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const onlineFile = "/sys/devices/system/cpu/online"
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, "usage: host profile|roles|check-engine FILE ... (see analysis/host/main.go)")
+		return 2
+	}
+	p, err := hostprofile.Read(args[1])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	switch args[0] {
+	case "profile":
+		online, err := os.ReadFile(onlineFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "host: %v\n", err)
+			return 1
+		}
+		if err := p.CheckLocalCPUs(string(online)); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprint(stdout, p.Shell())
+		app, up, gen := p.Role("app"), p.Role("upstream"), p.Role("loadgen")
+		sampler := p.Set["SAMPLER_CPUS"]
+		if sampler == "" {
+			sampler = gen.CPUs
+		}
+		engines := 0
+		if p.Engines() {
+			engines = 1
+		}
+		fmt.Fprintf(stdout, "ROLE_APP_ADDR=%s\nROLE_UPSTREAM_ADDR=%s\nROLE_LOADGEN_ENGINE=%s\nROLE_SAMPLER_CPUS=%s\nROLE_ENGINES=%d\n",
+			q(app.Addr), q(up.Addr), q(gen.Engine), q(sampler), engines)
+	case "roles":
+		for _, name := range hostprofile.Roles {
+			r := p.Role(name)
+			e, container := r.Engine, 0
+			if e == "" {
+				e = "-"
+			}
+			if name == "loadgen" && r.Engine != "" {
+				container = 1
+			}
+			fmt.Fprintf(stdout, "%s %s %s %d\n", name, e, r.CPUs, container)
+		}
+	case "check-engine":
+		fl := flag.NewFlagSet("host check-engine", flag.ContinueOnError)
+		fl.SetOutput(stderr)
+		info := fl.String("info", "", "docker info --format '{{json .}}' on the role's engine")
+		if len(args) < 3 {
+			fmt.Fprintln(stderr, "host check-engine: which role?")
+			return 2
+		}
+		if err := fl.Parse(args[3:]); err != nil || *info == "" {
+			fmt.Fprintln(stderr, "host check-engine: --info FILE is required")
+			return 2
+		}
+		b, err := os.ReadFile(*info)
+		var di manifest.DockerInfo
+		if err == nil {
+			err = json.Unmarshal(b, &di)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "host check-engine: %s: %v\n", *info, err)
+			return 1
+		}
+		if err := p.CheckEngineCPUs(args[2], di.NCPU); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+	default:
+		fmt.Fprintf(stderr, "host: unknown subcommand %q (profile, roles, check-engine)\n", args[0])
+		return 2
+	}
+	return 0
+}
+
+// q quotes a value for bash.
+func q(v string) string { return hostprofile.Quote(v) }

@@ -1,0 +1,288 @@
+// Package hostprofile is the one reader of a host profile (hosts/*.env):
+// the table of keys a profile may set, what each means, and the roles
+// (app, load generator, upstream) with the Docker engine, CPU set and
+// address of each. The bench gets the values from analysis/host, which
+// prints them for bash; nothing else parses a profile.
+package hostprofile
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"stacklab/analysis/envfile"
+)
+
+// Kind is what a key's value must look like.
+type Kind int
+
+const (
+	Word    Kind = iota // any single value
+	CPUList             // 0-3,6
+	Engine              // a Docker context name, or a DOCKER_HOST (unix://, ssh://, tcp://)
+	Address             // an IP address or host name
+	Number              // a decimal number
+)
+
+// Key is one row of the profile table.
+type Key struct {
+	Name     string
+	Kind     Kind
+	Required bool
+	Meaning  string
+}
+
+// Keys is the profile table: every key a host profile may set.
+var Keys = []Key{
+	{"HOST_NAME", Word, true, "the name used in results folder names"},
+	{"APP_CPUS", CPUList, true, "the app's CPUs (--cpuset-cpus) on the app's engine"},
+	{"LOADGEN_CPUS", CPUList, true, "the load generator's CPUs (taskset, or --cpuset-cpus on its engine)"},
+	{"UPSTREAM_CPUS", CPUList, true, "the mock upstream's CPUs on its engine"},
+	{"SAMPLER_CPUS", CPUList, false, "the cgroup sampler's CPUs, on the app's machine (default LOADGEN_CPUS)"},
+	{"APP_MEMORY", Word, true, "the app's memory limit (--memory)"},
+	{"APP_CPU_MODE", Word, false, "cpuset (default) or quota"},
+	{"APP_CPU_QUOTA", Number, false, "quota mode: CPUs' worth per period (--cpus)"},
+	{"CONNECTIONS", Number, true, "oha connections for page, read and write cases"},
+	{"IO_CONNECTIONS", Number, false, "oha connections for the upstream case"},
+	{"QUIET_LOAD", Number, false, "the quiet gate's 1-minute load average"},
+	{"QUIET_SECONDS", Number, false, "how long the load must stay under QUIET_LOAD (full profile)"},
+	{"QUIET_CPU_SHARE", Number, false, "a run is discarded when an outside process used more than this share of one CPU"},
+	{"BUILD_CPUS", CPUList, false, "the size study's build CPUs"},
+	{"APP_ENGINE", Engine, false, "the Docker engine of the app (and its sampler): only the bench's own engine so far"},
+	{"LOADGEN_ENGINE", Engine, false, "the Docker engine the load generator runs on, in a container; unset: on this machine, no container"},
+	{"UPSTREAM_ENGINE", Engine, false, "the Docker engine of the mock upstream: only the app's engine so far"},
+	{"APP_ADDR", Address, false, "the address the load generator reaches the app (and the upstream's ceiling) at (default 127.0.0.1)"},
+	{"UPSTREAM_ADDR", Address, false, "the address the app reaches the mock upstream at (default 127.0.0.1)"},
+}
+
+// Roles are the roles a profile places, in the order the manifest lists them.
+var Roles = []string{"app", "loadgen", "upstream"}
+
+// Role is where one role runs.
+type Role struct {
+	Name string
+	// Engine is the Docker context or DOCKER_HOST; "" is the engine the
+	// bench itself talks to (and, for the load generator, no container).
+	Engine string
+	CPUs   string
+	// Addr is the address others reach this role at ("" for the generator).
+	Addr string
+}
+
+// Profile is a read and checked host profile.
+type Profile struct {
+	Path string
+	Name string // the file's name without .env
+	// Set holds the keys the file sets, as written.
+	Set map[string]string
+}
+
+var (
+	cpuPart   = regexp.MustCompile(`^([0-9]+)(?:-([0-9]+))?$`)
+	number    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+	context   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+	hostLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
+)
+
+// ExpandCPUs turns "0-2,5" into [0 1 2 5].
+func ExpandCPUs(list string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(list, ",") {
+		m := cpuPart.FindStringSubmatch(p)
+		if m == nil {
+			return nil, fmt.Errorf("not a CPU list like 0-3,6")
+		}
+		lo, _ := strconv.Atoi(m[1])
+		hi := lo
+		if m[2] != "" {
+			hi, _ = strconv.Atoi(m[2])
+		}
+		if hi < lo {
+			return nil, fmt.Errorf("not a CPU list like 0-3,6")
+		}
+		for i := lo; i <= hi; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+func keyOf(name string) (Key, bool) {
+	for _, k := range Keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// Read reads and checks the profile at path; every error is one line
+// starting "host profile PATH:".
+func Read(path string) (*Profile, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("host profile %s: %s", path, fmt.Sprintf(format, a...))
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, bad("no such file")
+	}
+	set, err := envfile.Read(path)
+	if err != nil {
+		return nil, fmt.Errorf("host profile %v", err)
+	}
+	var names []string
+	for k := range set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		key, ok := keyOf(k)
+		if !ok {
+			return nil, bad("%s is not a key of a host profile (hosts/README.md lists them)", k)
+		}
+		if err := check(key.Kind, set[k]); err != nil {
+			return nil, bad("%s=%s %v", k, set[k], err)
+		}
+	}
+	for _, key := range Keys {
+		if key.Required && set[key.Name] == "" {
+			return nil, bad("%s is not set", key.Name)
+		}
+	}
+	for _, k := range []string{"APP_ENGINE", "UPSTREAM_ENGINE"} {
+		if v := set[k]; v != "" && v != set["APP_ENGINE"] {
+			return nil, bad("%s=%s: the upstream runs on the app's engine (another engine for it is not built yet)", k, v)
+		}
+	}
+	if v := set["APP_ENGINE"]; v != "" && v != "default" {
+		return nil, bad("APP_ENGINE=%s: the app runs on the engine the bench talks to (the default one); another engine for it is not built yet", v)
+	}
+	return &Profile{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".env"), Set: set}, nil
+}
+
+func check(k Kind, v string) error {
+	switch k {
+	case CPUList:
+		if _, err := ExpandCPUs(v); err != nil {
+			return err
+		}
+	case Number:
+		if !number.MatchString(v) {
+			return fmt.Errorf("is not a number")
+		}
+	case Engine:
+		if v == "" {
+			return nil
+		}
+		if i := strings.Index(v, "://"); i >= 0 {
+			switch v[:i] {
+			case "unix", "ssh", "tcp":
+				return nil
+			}
+			return fmt.Errorf("is not a Docker context name or a DOCKER_HOST (unix://, ssh://, tcp://)")
+		}
+		if !context.MatchString(v) {
+			return fmt.Errorf("is not a Docker context name or a DOCKER_HOST (unix://, ssh://, tcp://)")
+		}
+	case Address:
+		if net.ParseIP(v) != nil {
+			return nil
+		}
+		for _, l := range strings.Split(v, ".") {
+			if !hostLabel.MatchString(l) {
+				return fmt.Errorf("is not an IP address or a host name")
+			}
+		}
+	}
+	return nil
+}
+
+// Role returns where the named role runs.
+func (p *Profile) Role(name string) Role {
+	s := p.Set
+	switch name {
+	case "app":
+		return Role{Name: name, Engine: s["APP_ENGINE"], CPUs: s["APP_CPUS"], Addr: or(s["APP_ADDR"], "127.0.0.1")}
+	case "loadgen":
+		return Role{Name: name, Engine: s["LOADGEN_ENGINE"], CPUs: s["LOADGEN_CPUS"]}
+	case "upstream":
+		return Role{Name: name, Engine: s["UPSTREAM_ENGINE"], CPUs: s["UPSTREAM_CPUS"], Addr: or(s["UPSTREAM_ADDR"], "127.0.0.1")}
+	}
+	return Role{Name: name}
+}
+
+// Engines tells whether the profile names any engine: then every role's
+// engine is fingerprinted in the manifest, and the generator runs in a
+// container.
+func (p *Profile) Engines() bool {
+	return p.Set["APP_ENGINE"] != "" || p.Set["LOADGEN_ENGINE"] != "" || p.Set["UPSTREAM_ENGINE"] != ""
+}
+
+// CheckLocalCPUs refuses a role on this machine whose CPU list names a CPU
+// outside online (the kernel's online list, "0-1").
+func (p *Profile) CheckLocalCPUs(online string) error {
+	on, err := ExpandCPUs(strings.TrimSpace(online))
+	if err != nil {
+		return fmt.Errorf("this host's online CPUs %q: %v", online, err)
+	}
+	have := map[int]bool{}
+	for _, c := range on {
+		have[c] = true
+	}
+	keys := []string{"APP_CPUS", "UPSTREAM_CPUS"}
+	if p.Set["LOADGEN_ENGINE"] == "" {
+		keys = []string{"APP_CPUS", "LOADGEN_CPUS", "UPSTREAM_CPUS"}
+	}
+	if p.Set["SAMPLER_CPUS"] != "" {
+		keys = append(keys, "SAMPLER_CPUS")
+	}
+	for _, k := range keys {
+		cpus, _ := ExpandCPUs(p.Set[k])
+		for _, c := range cpus {
+			if !have[c] {
+				return fmt.Errorf("host profile %s: %s=%s names CPU %d, but this host has CPUs %s", p.Path, k, p.Set[k], c, strings.TrimSpace(online))
+			}
+		}
+	}
+	return nil
+}
+
+// CheckEngineCPUs refuses a role whose CPU list names a CPU its engine
+// does not have (ncpu: docker info's NCPU there).
+func (p *Profile) CheckEngineCPUs(role string, ncpu int) error {
+	r := p.Role(role)
+	cpus, _ := ExpandCPUs(r.CPUs)
+	for _, c := range cpus {
+		if c >= ncpu {
+			return fmt.Errorf("host profile %s: %s's CPUs %s name CPU %d, but its engine %s has %d CPUs", p.Path, role, r.CPUs, c, r.Engine, ncpu)
+		}
+	}
+	return nil
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Shell is the profile as bash assignments, one a line, each value quoted
+// so that bash reads it back as written: the keys the file sets, in the
+// table's order.
+func (p *Profile) Shell() string {
+	var b strings.Builder
+	for _, k := range Keys {
+		if v, ok := p.Set[k.Name]; ok {
+			fmt.Fprintf(&b, "%s=%s\n", k.Name, Quote(v))
+		}
+	}
+	return b.String()
+}
+
+// Quote quotes v for bash: it reads back as written.
+func Quote(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }

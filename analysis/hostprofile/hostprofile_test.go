@@ -1,0 +1,85 @@
+package hostprofile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "p.env")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const base = "HOST_NAME=x\nAPP_CPUS=0\nLOADGEN_CPUS=1\nUPSTREAM_CPUS=1\nAPP_MEMORY=4g\nCONNECTIONS=32\n"
+
+func TestShippedProfilesRead(t *testing.T) {
+	files, _ := filepath.Glob("../../hosts/*.env")
+	if len(files) < 4 {
+		t.Fatalf("found %d profiles", len(files))
+	}
+	for _, f := range files {
+		if _, err := Read(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestDefaultRoles(t *testing.T) {
+	p, err := Read(write(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Engines() {
+		t.Error("a profile naming no engine says it names engines")
+	}
+	if r := p.Role("app"); r.Addr != "127.0.0.1" || r.Engine != "" || r.CPUs != "0" {
+		t.Errorf("app role %+v", r)
+	}
+	if got := p.Shell(); !strings.HasPrefix(got, "HOST_NAME='x'\nAPP_CPUS='0'\n") || strings.Contains(got, "ENGINE") {
+		t.Errorf("shell:\n%s", got)
+	}
+}
+
+func TestBadProfiles(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{base + "LOADGEN_ENGIN=x\n", "LOADGEN_ENGIN is not a key of a host profile"},
+		{base + "LOADGEN_ENGINE=ftp://x\n", "LOADGEN_ENGINE=ftp://x is not a Docker context name or a DOCKER_HOST"},
+		{base + "APP_ADDR=10.0.0.1/8\n", "APP_ADDR=10.0.0.1/8 is not an IP address or a host name"},
+		{base + "APP_ENGINE=other\n", "APP_ENGINE=other: the app runs on the engine the bench talks to"},
+		{base + "UPSTREAM_ENGINE=other\n", "UPSTREAM_ENGINE=other: the upstream runs on the app's engine"},
+		{strings.Replace(base, "APP_CPUS=0", "APP_CPUS=a", 1), "APP_CPUS=a not a CPU list like 0-3,6"},
+		{strings.Replace(base, "CONNECTIONS=32\n", "", 1), "CONNECTIONS is not set"},
+	} {
+		_, err := Read(write(t, c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "host profile ") {
+			t.Errorf("%q: got %v, want …%s…", c.text, err, c.want)
+		}
+	}
+}
+
+func TestCPUChecks(t *testing.T) {
+	p, err := Read(write(t, strings.Replace(base, "APP_CPUS=0", "APP_CPUS=0-3", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckLocalCPUs("0-1\n"); err == nil || !strings.HasSuffix(err.Error(), "APP_CPUS=0-3 names CPU 2, but this host has CPUs 0-1") {
+		t.Errorf("got %v", err)
+	}
+	// the generator on an engine of its own: its CPUs are that machine's
+	p, _ = Read(write(t, strings.Replace(base, "LOADGEN_CPUS=1", "LOADGEN_CPUS=4-7", 1)+"LOADGEN_ENGINE=lab-b\n"))
+	if err := p.CheckLocalCPUs("0-1"); err != nil {
+		t.Errorf("local check looked at the remote generator's CPUs: %v", err)
+	}
+	if err := p.CheckEngineCPUs("loadgen", 4); err == nil || !strings.Contains(err.Error(), "loadgen's CPUs 4-7 name CPU 4, but its engine lab-b has 4 CPUs") {
+		t.Errorf("got %v", err)
+	}
+	if err := p.CheckEngineCPUs("loadgen", 8); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,158 @@
+// Command loadrun is the entrypoint of the load generator's image (built
+// by scripts/loadgen-image, run on the engine the host profile gives the
+// load generator): it runs one of the image's programs the way the bench
+// runs it on its own machine, and reads the machine's fingerprint.
+//
+//	loadrun run [--time FILE] [--start FILE] [--deadline S] [--emit FILE] -- PROGRAM ARGS...
+//	    PROGRAM (oha, vegeta, canary, hiccup: /bin/NAME) with ARGS, its
+//	    stdout and stderr passed through; SIGTERM and SIGINT passed on to
+//	    it. --time writes its CPU time as bash's `time` does with
+//	    TIMEFORMAT='%3U %3S %3R' (user, system, real seconds), which record
+//	    loadgen reads; --start writes the Unix nanoseconds it started at
+//	    (a window's latency timeline counts from there); --deadline kills it after S seconds (exit 124, as
+//	    timeout does); --emit copies FILE to stdout once it has exited (what
+//	    the program itself prints then goes to stderr).
+//	loadrun fingerprint
+//	    the machine's fingerprint (analysis/hostfp) as JSON, cores counted
+//	    from the kernel's online CPUs, not the container's cpuset
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"encoding/json"
+
+	"stacklab/analysis/hostfp"
+	"stacklab/analysis/hostprofile"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(args []string) int {
+	if len(args) < 1 {
+		fmt.Fprintln(os.Stderr, "usage: loadrun run|fingerprint ... (see probes/loadrun/main.go)")
+		return 2
+	}
+	switch args[0] {
+	case "fingerprint":
+		fp, err := hostfp.Read()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "loadrun: %v\n", err)
+			return 1
+		}
+		if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+			if cpus, err := hostprofile.ExpandCPUs(strings.TrimSpace(string(b))); err == nil {
+				fp.Cores = len(cpus)
+			}
+		}
+		b, _ := json.Marshal(fp)
+		fmt.Println(string(b))
+		return 0
+	case "run":
+		return runProgram(args[1:])
+	}
+	fmt.Fprintf(os.Stderr, "loadrun: unknown subcommand %q (run, fingerprint)\n", args[0])
+	return 2
+}
+
+func runProgram(args []string) int {
+	fs := flag.NewFlagSet("loadrun run", flag.ContinueOnError)
+	timeFile := fs.String("time", "", "write the program's CPU time here (user system real, seconds)")
+	deadline := fs.Float64("deadline", 0, "kill the program after this many seconds (0: never)")
+	emit := fs.String("emit", "", "copy this file to stdout after the program exits")
+	startFile := fs.String("start", "", "write the time the program starts (Unix nanoseconds) here")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fmt.Fprintln(os.Stderr, "loadrun run: which program?")
+		return 2
+	}
+	prog := rest[0]
+	if !strings.Contains(prog, "/") {
+		prog = filepath.Join("/bin", prog)
+	}
+	cmd := exec.Command(prog, rest[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if *emit != "" {
+		// stdout is the emitted file's; what the program prints goes to stderr
+		cmd.Stdout = os.Stderr
+	}
+	start := time.Now()
+	if *startFile != "" {
+		if err := os.WriteFile(*startFile, []byte(fmt.Sprintf("%d\n", start.UnixNano())), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "loadrun: %v\n", err)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "loadrun: %v\n", err)
+		return 127
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	timedOut := false
+	var timer <-chan time.Time
+	if *deadline > 0 {
+		timer = time.After(time.Duration(*deadline * float64(time.Second)))
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+wait:
+	for {
+		select {
+		case s := <-sigs:
+			_ = cmd.Process.Signal(s)
+		case <-timer:
+			timedOut = true
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			timer = time.After(5 * time.Second)
+			go func() {
+				<-time.After(5 * time.Second)
+				_ = cmd.Process.Kill()
+			}()
+		case werr = <-done:
+			break wait
+		}
+	}
+	real := time.Since(start)
+	if *timeFile != "" && cmd.ProcessState != nil {
+		u, s := cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime()
+		line := fmt.Sprintf("%.3f %.3f %.3f\n", u.Seconds(), s.Seconds(), real.Seconds())
+		if err := os.WriteFile(*timeFile, []byte(line), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "loadrun: %v\n", err)
+		}
+	}
+	if *emit != "" {
+		if f, err := os.Open(*emit); err == nil {
+			_, _ = io.Copy(os.Stdout, f)
+			f.Close()
+		}
+	}
+	if timedOut {
+		return 124
+	}
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	if werr != nil {
+		fmt.Fprintf(os.Stderr, "loadrun: %v\n", werr)
+		return 1
+	}
+	return 0
+}
