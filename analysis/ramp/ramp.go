@@ -30,6 +30,10 @@ type Step struct {
 	// HostStallOn which of them ("app" or "loadgen").
 	HostStallMs float64
 	HostStallOn string
+	// HostCPU says how the host's account of the CPUs over the whole step
+	// shows it took the app's CPU (StealShare, OtherCPUs); "" when it
+	// does not, or was not recorded.
+	HostCPU string
 	// Restarted: the app was started afresh just before the step (the
 	// step before lost requests, or the app did not settle), so the step
 	// ran on an app just booted.
@@ -39,6 +43,16 @@ type Step struct {
 // HostStallMs is the hiccup-meter gap that marks a step as disturbed by the
 // host: a 1 ms sleep that overslept this much was not the app's doing.
 const HostStallMs = 50
+
+// The host's own account of the CPUs (the cgroup timeline's cpusets) also
+// marks a step, or a stretch of one, as the host's: the hypervisor took
+// StealShare or more of the app's or the generator's CPUs' time (steal),
+// or work other than the app's group used OtherCPUs or more of the app's
+// CPUs (another process, the kernel's own threads).
+const (
+	StealShare = 0.10
+	OtherCPUs  = 0.20
+)
 
 // MaxHostRedos bounds how many disturbed steps one ramp measures again.
 const MaxHostRedos = 2
@@ -261,9 +275,12 @@ func Decide(c *study.Case, steps []Step) Next {
 func decide(c *study.Case, steps []Step, st State, last Step) Next {
 	r := c.Ramp
 	up := st.upper()
-	if len(steps) < r.MaxSteps && st.Verdicts[len(steps)-1].Kind != Pass && last.HostStallMs >= HostStallMs &&
+	if len(steps) < r.MaxSteps && st.Verdicts[len(steps)-1].Kind != Pass && last.disturbed() &&
 		remeasured(steps, last.Rate) == 1 && hostRedos(steps) < MaxHostRedos {
-		return Next{Rate: last.Rate, Why: fmt.Sprintf("step %d again: the host stalled %.0f ms on the %s CPUs during it", last.N, last.HostStallMs, last.HostStallOn)}
+		if last.HostStallMs >= HostStallMs {
+			return Next{Rate: last.Rate, Why: fmt.Sprintf("step %d again: the host stalled %.0f ms on the %s CPUs during it", last.N, last.HostStallMs, last.HostStallOn)}
+		}
+		return Next{Rate: last.Rate, Why: fmt.Sprintf("step %d again: %s", last.N, last.HostCPU)}
 	}
 	switch {
 	case len(steps) >= r.MaxSteps:
@@ -306,12 +323,16 @@ func decide(c *study.Case, steps []Step, st State, last Step) Next {
 	return Next{Rate: math.Round((st.Pass + up) / 2)}
 }
 
-// hostRedos counts the steps measured again because the host stalled in
+// disturbed: the hiccup meters saw the host stall during the step, or the
+// host's account of the CPUs shows it took the app's CPU.
+func (s Step) disturbed() bool { return s.HostStallMs >= HostStallMs || s.HostCPU != "" }
+
+// hostRedos counts the steps measured again because the host disturbed
 // the one before at the same rate.
 func hostRedos(steps []Step) int {
 	n := 0
 	for i := 1; i < len(steps); i++ {
-		if steps[i].Rate == steps[i-1].Rate && steps[i-1].HostStallMs >= HostStallMs {
+		if steps[i].Rate == steps[i-1].Rate && steps[i-1].disturbed() {
 			n++
 		}
 	}

@@ -329,3 +329,20 @@ func TestErrorsAskForARestart(t *testing.T) {
 		t.Errorf("capacity %v (rates %s): a cold fail after a restart bounded it", cp.Rate, rates(steps))
 	}
 }
+
+// A failed step during which the host's account of the CPUs shows other
+// work on the app's CPU is measured again, as after a hiccup.
+func TestHostCPUDisturbedStepIsRedone(t *testing.T) {
+	c := capacityCase(t)
+	sm := sim{capacity: 300, genMax: 1e6}
+	steps := []Step{sm.step(c, 1, 50), sm.step(c, 2, 100), sm.step(c, 3, 200), sm.step(c, 4, 400)}
+	steps[3].HostCPU = "other work used 0.31 of the app's CPUs during it"
+	next := Decide(c, steps)
+	if next.Rate != 400 || !strings.Contains(next.Why, "step 4 again: other work used 0.31") {
+		t.Errorf("after a fail the host disturbed: %+v, want 400 again", next)
+	}
+	steps = append(steps, sm.step(c, 5, 400))
+	if next := Decide(c, steps); next.Rate == 400 {
+		t.Errorf("a rate measured again once is not measured a third time: %+v", next)
+	}
+}

@@ -85,6 +85,31 @@ func (s *Step) HostStall() (time.Duration, string) {
 	return most, on
 }
 
+// hostCPU says how the host's account of the CPUs over the whole step
+// (its cgroup timeline's first and last samples) shows the host took the
+// app's CPU, by package ramp's thresholds; "" when it does not or cannot
+// be read.
+func (s *Step) hostCPU() string {
+	if s.TimelinePath == "" {
+		return ""
+	}
+	a, b, several, err := timeline.ReadEnds(s.TimelinePath)
+	if err != nil || !several {
+		return ""
+	}
+	for _, set := range []string{"app", "loadgen"} {
+		if u, ok := timeline.CPUSetUse(a, b, set); ok && u.Steal >= ramp.StealShare {
+			return fmt.Sprintf("the hypervisor took %.0f%% of the %s CPUs' time during it", 100*u.Steal, set)
+		}
+	}
+	if u, ok := timeline.CPUSetUse(a, b, "app"); ok {
+		if own, ok := timeline.GroupCPUs(a, b); ok && u.BusyCPUs()-own >= ramp.OtherCPUs {
+			return fmt.Sprintf("other work used %.2f of the app's CPUs during it", u.BusyCPUs()-own)
+		}
+	}
+	return ""
+}
+
 // readHiccups reads base.hiccup-app.jsonl and base.hiccup-loadgen.jsonl
 // where they exist. A log cut short (the meter killed) keeps the gaps it
 // has; a corrupt one is an error naming its line.
@@ -139,6 +164,7 @@ func (s *Step) RampStep() ramp.Step {
 	d, on := s.HostStall()
 	rs.HostStallMs, rs.HostStallOn = float64(d.Microseconds())/1e3, on
 	rs.Restarted = s.Restarted != ""
+	rs.HostCPU = s.hostCPU()
 	return rs
 }
 

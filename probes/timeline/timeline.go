@@ -324,3 +324,40 @@ func readAt(f *os.File, off, n int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// SetUse is one CPU set's use between two samples: the shares of its time
+// busy, in interrupts and stolen, and its size in CPUs; ok is false when
+// either sample lacks the set or no time passed.
+type SetUse struct {
+	Busy, Irq, Steal float64
+	CPUs             float64
+}
+
+// BusyCPUs is the set's busy time as CPUs.
+func (u SetUse) BusyCPUs() float64 { return u.Busy * u.CPUs }
+
+// CPUSetUse reads set name's use from a to b.
+func CPUSetUse(a, b Sample, name string) (SetUse, bool) {
+	x, okA := a.CPUSets[name]
+	y, okB := b.CPUSets[name]
+	ms := b.TMs - a.TMs
+	if !okA || !okB || y.TotalMs <= x.TotalMs || ms <= 0 {
+		return SetUse{}, false
+	}
+	total := float64(y.TotalMs - x.TotalMs)
+	return SetUse{
+		Busy:  float64(y.BusyMs-x.BusyMs) / total,
+		Irq:   float64(y.IrqMs-x.IrqMs) / total,
+		Steal: float64(y.StealMs-x.StealMs) / total,
+		CPUs:  total / float64(ms),
+	}, true
+}
+
+// GroupCPUs is the group's CPU use from a to b, in CPUs.
+func GroupCPUs(a, b Sample) (float64, bool) {
+	ms := b.TMs - a.TMs
+	if ms <= 0 || a.CPUUsageNs == nil || b.CPUUsageNs == nil || *b.CPUUsageNs < *a.CPUUsageNs {
+		return 0, false
+	}
+	return float64(*b.CPUUsageNs-*a.CPUUsageNs) / (float64(ms) * 1e6), true
+}
