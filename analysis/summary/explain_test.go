@@ -146,7 +146,7 @@ func TestExplainRules(t *testing.T) {
 	// hypervisor took the app's CPU, while other work had it, while the
 	// generator's CPU was full; with the app at half its CPU throughout.
 	for _, c := range []struct {
-		name, want                 string
+		name, want                  string
 		appBusy, steal, genBusy, rd float64
 	}{
 		{"the hypervisor's steal", CauseHost, 0.55, 0.25, 0.5, 0.1},
