@@ -13,6 +13,12 @@ import (
 //go:embed schema.sql
 var Schema string
 
+// SchemaPostgres is stacks/schema.postgres.sql: the same tables on the
+// lab's Postgres server role.
+//
+//go:embed schema.postgres.sql
+var SchemaPostgres string
+
 // SeedItems and SeedEvents are the row counts of a fresh database.
 const (
 	SeedItems  = 1000

@@ -143,6 +143,11 @@ func describe(path string, args []string, out io.Writer) error {
 		if !contains(all, v.Stack) {
 			return &study.Error{Path: path, Key: fmt.Sprintf("variant %q: stack", v.Row()), Msg: fmt.Sprintf("no stack folder %s with a stack.env (stacks: %s)", v.Stack, strings.Join(all, ", "))}
 		}
+		if v.Database == study.DatabasePostgres {
+			if dbs := stackDatabases(dirs, v.Stack); !contains(dbs, study.DatabasePostgres) {
+				return &study.Error{Path: path, Key: fmt.Sprintf("variant %q: database", v.Row()), Msg: fmt.Sprintf("stacks/%s does not run on postgres (DATABASES in its stack.env: %s)", v.Stack, strings.Join(dbs, " "))}
+			}
+		}
 	}
 	if len(rows) == 0 {
 		return &study.Error{Path: path, Key: key, Msg: "no stacks to run"}
@@ -202,12 +207,31 @@ func describe(path string, args []string, out io.Writer) error {
 			if v.Slots > 0 {
 				fmt.Fprintf(out, "slots %s %d\n", r, v.Slots)
 			}
+			if v.Database != "" {
+				fmt.Fprintf(out, "database %s %s\n", r, v.Database)
+			}
 		}
 	}
 	for _, w := range s.Windows(*conns) {
 		fmt.Fprintf(out, "window %s\n", w.ID)
 	}
 	return nil
+}
+
+// stackDatabases is the DATABASES a stack folder's stack.env declares
+// (default: sqlite alone).
+func stackDatabases(dirs []string, stack string) []string {
+	for _, d := range dirs {
+		st, err := stackenv.ReadFile(filepath.Join(d, stack, "stack.env"))
+		if err != nil {
+			continue
+		}
+		if d := strings.Fields(st.Values["DATABASES"]); len(d) > 0 {
+			return d
+		}
+		break
+	}
+	return []string{study.DatabaseSQLite}
 }
 
 func loadWindow(path, id string, conns int) (*study.Study, study.Window, error) {

@@ -47,6 +47,7 @@ var Keys = map[string]string{
 	"ENV":           "text",
 	"DATA":          "text",
 	"SHARES":        "text",
+	"DATABASES":     "words",
 	"SIZE_EXCLUDE":  "words",
 	"SIZE_TESTS":    "words",
 	"SIZE_LOCK":     "words",
@@ -96,14 +97,14 @@ func IsStack(dir string) bool {
 }
 
 // Names lists the stacks of the lab: the stack folders of its dirs but
-// base and upstream (images the stacks are built on or beside), sorted,
-// each once.
+// base, upstream and postgres (images the stacks are built on or run
+// beside), sorted, each once.
 func (l Lab) Names() []string {
 	return Folders(l.dirs())
 }
 
-// Folders lists the stack folders of dirs (base and upstream left out),
-// sorted, each once.
+// Folders lists the stack folders of dirs (base, upstream and the
+// Postgres server role left out), sorted, each once.
 func Folders(dirs []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -111,7 +112,7 @@ func Folders(dirs []string) []string {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
 			n := e.Name()
-			if n == "base" || n == "upstream" || seen[n] {
+			if n == "base" || n == "upstream" || n == "postgres" || seen[n] {
 				continue
 			}
 			if IsStack(filepath.Join(d, n)) {

@@ -159,6 +159,24 @@ type Variant struct {
 	Build map[string]string
 	// Slots overrides the stack's REQUEST_SLOTS (0: keep the stack's).
 	Slots int
+	// Database is the row's database: "" (the stack's SQLite file) or
+	// "postgres" (the lab's Postgres server role, docs/postgres.md).
+	Database string
+}
+
+// Databases a row may run on: SQLite (the default) and the lab's Postgres.
+const (
+	DatabaseSQLite   = "sqlite"
+	DatabasePostgres = "postgres"
+)
+
+// DatabaseOf is the database a row runs on: "sqlite" unless its variant
+// names "postgres".
+func (s *Study) DatabaseOf(row string) string {
+	if v := s.Variant(row); v != nil && v.Database != "" {
+		return v.Database
+	}
+	return DatabaseSQLite
 }
 
 // Row is the name a variant's row gets: stack[name].
@@ -385,6 +403,7 @@ type variantShape struct {
 	Env   map[string]string `toml:"env"`
 	Build map[string]string `toml:"build"`
 	Slots int               `toml:"slots"`
+	Database string         `toml:"database"`
 }
 
 // Load reads the study file at path, and the studies it includes from the
@@ -721,7 +740,10 @@ func (s *Study) check(path string, f *fileShape) error {
 	}
 	rows := map[string]bool{}
 	for _, vs := range f.Variants {
-		v := Variant{Stack: vs.Stack, Name: vs.Name, Env: vs.Env, Build: vs.Build, Slots: vs.Slots}
+		v := Variant{Stack: vs.Stack, Name: vs.Name, Env: vs.Env, Build: vs.Build, Slots: vs.Slots, Database: vs.Database}
+		if v.Database == DatabaseSQLite {
+			v.Database = ""
+		}
 		key := fmt.Sprintf("variant %q", v.Row())
 		switch {
 		case !stackRe.MatchString(v.Stack):
@@ -730,8 +752,10 @@ func (s *Study) check(path string, f *fileShape) error {
 			return &Error{Path: path, Key: fmt.Sprintf("variant of %s: name", v.Stack), Msg: fmt.Sprintf("%q: letters, digits, '.', '_' and '-' only", v.Name)}
 		case rows[v.Row()]:
 			return &Error{Path: path, Key: key, Msg: "a second variant with this name"}
-		case len(v.Env) == 0 && len(v.Build) == 0:
-			return &Error{Path: path, Key: key + ": env", Msg: "a variant needs at least one environment variable (env) or build argument (build)"}
+		case v.Database != "" && v.Database != DatabasePostgres:
+			return &Error{Path: path, Key: key + ": database", Msg: fmt.Sprintf("%q: want \"sqlite\" or \"postgres\"", v.Database)}
+		case len(v.Env) == 0 && len(v.Build) == 0 && v.Database == "":
+			return &Error{Path: path, Key: key + ": env", Msg: "a variant needs at least one environment variable (env), build argument (build) or a database"}
 		case v.Slots < 0:
 			return &Error{Path: path, Key: key + ": slots", Msg: "want a count of 0 or more"}
 		}
@@ -825,7 +849,7 @@ func (s *Study) checkSelfTest(path string, st *selftestShape, variants map[strin
 }
 
 // reserved are the variables the lab sets on every container (APP.md).
-var reserved = map[string]bool{"PORT": true, "DATABASE_PATH": true, "UPSTREAM_URL": true, "LAB_CPUS": true}
+var reserved = map[string]bool{"PORT": true, "DATABASE_PATH": true, "DATABASE_URL": true, "UPSTREAM_URL": true, "LAB_CPUS": true}
 
 // Rows are the rows the study runs: its stacks list, else its variants
 // followed by every stack of all (the lab's stack folders), else all.

@@ -187,8 +187,8 @@ func TestStackReadmesLinkTheApp(t *testing.T) {
 	}
 	for _, env := range envs {
 		dir := filepath.Dir(env)
-		if b := filepath.Base(dir); b == "upstream" || b == "base" {
-			continue // the mock upstream and the base image are not the app
+		if b := filepath.Base(dir); b == "upstream" || b == "base" || b == "postgres" {
+			continue // the mock upstream, the base image and the database server are not the app
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "README.md"))
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/mattn/go-sqlite3"
 )
 
@@ -24,6 +25,7 @@ type config struct {
 	Stack       string
 	BaseURL     string // http://127.0.0.1:PORT
 	DBPath      string // the stack's database file, on this host
+	DBURL       string // or its Postgres database, postgres://... (docs/postgres.md)
 	UpstreamURL string // "" skips the /bench/upstream check
 	Writes      int    // POST /bench/write requests
 	Samples     int    // GET /bench/pragmas requests, at least
@@ -61,8 +63,25 @@ func failf(expected, format string, a ...any) error {
 	return &failure{expected: expected, got: fmt.Sprintf(format, a...)}
 }
 
-// pragmaWant is APP.md's per-connection setup, as /bench/pragmas reports it.
-var pragmaWant = object{
+// pragmaWant is APP.md's per-connection setup, as /bench/pragmas reports
+// it: SQLite's pragmas, or on Postgres the session settings.
+func (c *checker) pragmaWant() object {
+	if c.cfg.DBURL != "" {
+		return pgSettingsWant
+	}
+	return sqlitePragmaWant
+}
+
+// pgSettingsWant is what /bench/pragmas reports on Postgres (APP.md): the
+// session's settings that decide what a request waits for and sees.
+var pgSettingsWant = object{
+	{"transaction_isolation", "read committed"},
+	{"synchronous_commit", "on"},
+	{"statement_timeout", "5s"},
+	{"client_encoding", "UTF8"},
+}
+
+var sqlitePragmaWant = object{
 	{"journal_mode", "wal"},
 	{"synchronous", json.Number("1")},
 	{"busy_timeout", json.Number("5000")},
@@ -592,7 +611,11 @@ func (c *checker) checkWrittenRows(ids []int64, start, end time.Time) error {
 	for _, id := range ids {
 		var payload string
 		var created int64
-		err := db.QueryRow("SELECT payload, created_at FROM bench_events WHERE id = ?", id).Scan(&payload, &created)
+		q := "SELECT payload, created_at FROM bench_events WHERE id = ?"
+		if c.cfg.DBURL != "" {
+			q = "SELECT payload, created_at FROM bench_events WHERE id = $1"
+		}
+		err := db.QueryRow(q, id).Scan(&payload, &created)
 		if err != nil {
 			return fail(fmt.Sprintf("database file: bench_events row %d (an id POST /bench/write answered)", id), err)
 		}
@@ -654,6 +677,7 @@ func (c *checker) checkPragmas() (string, error) {
 		writers.Wait()
 		close(done)
 	})
+	pragmaWant := c.pragmaWant()
 	want := append(pragmaWant.keys(), "connection")
 	sample := func() error {
 		o, _, err := c.getJSON("/bench/pragmas")
@@ -718,7 +742,7 @@ func (c *checker) checkPragmas() (string, error) {
 	for _, id := range order {
 		if k := conns[id]; k.wrong != nil {
 			c.wrong = append(c.wrong, id)
-			bad = append(bad, fmt.Sprintf("%s (%s)", id, settingsDiff(k.wrong)))
+			bad = append(bad, fmt.Sprintf("%s (%s)", id, settingsDiff(pragmaWant, k.wrong)))
 		}
 	}
 	if len(bad) > 0 {
@@ -733,7 +757,7 @@ func (c *checker) checkPragmas() (string, error) {
 }
 
 // settingsDiff names the settings of o that differ from APP.md's.
-func settingsDiff(o object) string {
+func settingsDiff(pragmaWant, o object) string {
 	var d []string
 	for _, w := range pragmaWant {
 		v, ok := o.get(w.Key)
@@ -836,8 +860,17 @@ func parallel(n, conc int, f func() (int64, error)) ([]int64, error) {
 }
 
 // openDB opens the stack's database file read-only: the checker never
-// writes it, and reads through the WAL as the stack's connections do.
+// writes it, and reads through the WAL as the stack's connections do. On
+// Postgres, the app's database on the server role.
 func (c *checker) openDB() (*sql.DB, error) {
+	if c.cfg.DBURL != "" {
+		db, err := sql.Open("pgx", c.cfg.DBURL)
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1)
+		return db, nil
+	}
 	db, err := sql.Open("sqlite3", "file:"+c.cfg.DBPath+"?mode=ro&_busy_timeout=5000")
 	if err != nil {
 		return nil, err
@@ -874,7 +907,13 @@ func (c *checker) dbEvents() (int64, []dbEvent, error) {
 		return 0, nil, err
 	}
 	defer db.Close()
-	tx, err := db.Begin()
+	// One snapshot for both reads: SQLite's read transaction; on Postgres
+	// a repeatable-read one (read committed takes one per statement).
+	var opts *sql.TxOptions
+	if c.cfg.DBURL != "" {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	tx, err := db.BeginTx(context.Background(), opts)
 	if err != nil {
 		return 0, nil, fmt.Errorf("database file %s: %v", c.cfg.DBPath, err)
 	}

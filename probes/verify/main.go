@@ -76,7 +76,8 @@ func checkMain(args []string) int {
 	var snapPath, outPath string
 	fs.StringVar(&cfg.Stack, "stack", "", "the stack's name, for the output (required)")
 	fs.StringVar(&cfg.BaseURL, "url", "", "the running stack, http://127.0.0.1:PORT (required)")
-	fs.StringVar(&cfg.DBPath, "db", "", "the stack's database file on this host (required)")
+	fs.StringVar(&cfg.DBPath, "db", "", "the stack's database file on this host (this or -db-url is required)")
+	fs.StringVar(&cfg.DBURL, "db-url", "", "the stack's Postgres database, postgres://USER@127.0.0.1:PORT/DB, for a row on the lab's Postgres")
 	fs.StringVar(&cfg.UpstreamURL, "upstream", "", "the mock upstream the stack was given; empty skips /bench/upstream")
 	fs.IntVar(&cfg.Writes, "writes", 50, "POST /bench/write requests")
 	fs.IntVar(&cfg.Samples, "samples", 256, "GET /bench/pragmas requests, at least")
@@ -95,8 +96,10 @@ func checkMain(args []string) int {
 	switch {
 	case cfg.Stack == "":
 		cli.Usage("verify", "-stack is required (see -h)")
-	case cfg.DBPath == "":
-		cli.Usage("verify", "-db is required (see -h)")
+	case cfg.DBPath == "" && cfg.DBURL == "":
+		cli.Usage("verify", "-db or -db-url is required (see -h)")
+	case cfg.DBPath != "" && cfg.DBURL != "":
+		cli.Usage("verify", "-db and -db-url name two databases: give one")
 	case cfg.Writes < 1 || cfg.Samples < 1 || cfg.Concurrency < 1 || cfg.LoadWrites < 1 || cfg.WriteConcurrency < 1:
 		cli.Usage("verify", "-writes, -samples, -concurrency, -load-writes and -write-concurrency must be at least 1")
 	}
@@ -110,7 +113,11 @@ func checkMain(args []string) int {
 	}
 	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
 	cfg.UpstreamURL = strings.TrimSuffix(cfg.UpstreamURL, "/")
-	if st, err := os.Stat(cfg.DBPath); err != nil || !st.Mode().IsRegular() {
+	if cfg.DBURL != "" {
+		if err := loopbackDBURL(cfg.DBURL); err != nil {
+			cli.Usage("verify", "-db-url %q: %v", cfg.DBURL, err)
+		}
+	} else if st, err := os.Stat(cfg.DBPath); err != nil || !st.Mode().IsRegular() {
 		cli.Usage("verify", "-db %s: not a database file", cfg.DBPath)
 	}
 
@@ -155,6 +162,15 @@ func loopbackURL(s string) error {
 	}
 	if u.Path != "" && u.Path != "/" {
 		return fmt.Errorf("want no path")
+	}
+	return nil
+}
+
+// loopbackDBURL accepts a Postgres URL on 127.0.0.1 only.
+func loopbackDBURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Hostname() != "127.0.0.1" || u.Port() == "" || len(u.Path) < 2 {
+		return fmt.Errorf("want postgres://USER@127.0.0.1:PORT/DATABASE")
 	}
 	return nil
 }

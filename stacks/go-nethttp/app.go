@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,6 +42,13 @@ type app struct {
 	// acquire, when set, bounds how long a write waits for a pooled
 	// connection (DB_ACQUIRE_TIMEOUT_MS); past it the write answers 503.
 	acquire time.Duration
+	// postgres: the database is the lab's Postgres (DATABASE_URL), not SQLite.
+	postgres bool
+	// dropEvery, when set, is the lab's planted fault (SELFTEST_DROP_EVERY):
+	// every n-th write answers 200 with an id but is rolled back, which
+	// the write case's rows check must catch.
+	dropEvery int64
+	writes    atomic.Int64
 }
 
 type item struct {
@@ -67,12 +75,16 @@ type failure struct {
 
 // newApp prepares the hot statements once; database/sql re-prepares them
 // lazily on each pooled connection.
-func newApp(ctx context.Context, db *sql.DB, client *http.Client, upstreamURL string) (*app, error) {
-	a := &app{db: db, client: client, upstreamURL: strings.TrimRight(upstreamURL, "/")}
+func newApp(ctx context.Context, db *sql.DB, client *http.Client, upstreamURL string, postgres bool) (*app, error) {
+	a := &app{db: db, client: client, upstreamURL: strings.TrimRight(upstreamURL, "/"), postgres: postgres}
+	insert := sqlInsert
+	if postgres {
+		insert = pgInsert
+	}
 	for _, s := range []struct {
 		dst **sql.Stmt
 		q   string
-	}{{&a.items, sqlItems}, {&a.read, sqlRead}, {&a.insert, sqlInsert}} {
+	}{{&a.items, sqlItems}, {&a.read, sqlRead}, {&a.insert, insert}} {
 		st, err := db.PrepareContext(ctx, s.q)
 		if err != nil {
 			return nil, fmt.Errorf("prepare %q: %w", s.q, err)
@@ -214,13 +226,21 @@ func (a *app) insertEvent(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer tx.Rollback()
-	res, err := tx.StmtContext(ctx, a.insert).ExecContext(ctx, writePayload, time.Now().UnixMilli())
+	var id int64
+	if a.postgres {
+		// RETURNING: Postgres has no last-insert id
+		err = tx.StmtContext(ctx, a.insert).QueryRowContext(ctx, writePayload, time.Now().UnixMilli()).Scan(&id)
+	} else {
+		var res sql.Result
+		if res, err = tx.StmtContext(ctx, a.insert).ExecContext(ctx, writePayload, time.Now().UnixMilli()); err == nil {
+			id, err = res.LastInsertId()
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
+	if a.dropEvery > 0 && a.writes.Add(1)%a.dropEvery == 0 {
+		return id, nil // the planted fault: answered, rolled back
 	}
 	return id, tx.Commit()
 }
@@ -255,6 +275,15 @@ func (a *app) benchPragmas(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.Close()
+	if a.postgres {
+		s, err := readPgSession(r.Context(), c)
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, s)
+		return
+	}
 	p, err := readPragmas(r.Context(), c)
 	if err != nil {
 		writeJSON(w, http.StatusServiceUnavailable, failure{Error: err.Error()})

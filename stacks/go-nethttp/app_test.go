@@ -65,7 +65,7 @@ func newFixture(t testing.TB, upstreamURL string, pool int) *fixture {
 		t.Fatal(err)
 	}
 	client := newUpstreamClient()
-	a, err := newApp(context.Background(), db, client, upstreamURL)
+	a, err := newApp(context.Background(), db, client, upstreamURL, false)
 	if err != nil {
 		t.Fatal(err)
 	}

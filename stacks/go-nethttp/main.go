@@ -2,7 +2,8 @@
 // lab's design folder) in Go's standard library: net/http, database/sql with
 // mattn/go-sqlite3, html/template and encoding/json.
 //
-// Environment: PORT (8080), DATABASE_PATH (/data/app.db), UPSTREAM_URL
+// Environment: PORT (8080), DATABASE_PATH (/data/app.db), DATABASE_URL
+// (unset; a postgres:// URL: the lab's Postgres instead, postgres.go), UPSTREAM_URL
 // (http://127.0.0.1:9090), LAB_CPUS (CPUs given; sets GOMAXPROCS),
 // DB_POOL_SIZE (default max(4, 2 × GOMAXPROCS)), DB_ACQUIRE_TIMEOUT_MS
 // (default none: a write waits for a pooled connection as long as it takes),
@@ -10,11 +11,13 @@
 // SELFTEST_PAUSE_MS and SELFTEST_PAUSE_EVERY_MS (default 0: the lab's
 // planted stop-the-world pause, pause.go), SELFTEST_PRAGMAS_ONCE (default
 // 0; 1: the pragmas on the pool's first connection only, the fault verify's
-// test must catch, db.go).
+// test must catch, db.go), SELFTEST_DROP_EVERY (default 0; n: every n-th
+// write answered but rolled back, the fault the rows check must catch).
 package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log"
@@ -36,6 +39,8 @@ var processStart = time.Now()
 type config struct {
 	port        string
 	dbPath      string
+	dbURL       string
+	dropEvery   int
 	upstreamURL string
 	procs       int
 	pool        int
@@ -68,6 +73,7 @@ func loadConfig() (config, error) {
 	c := config{
 		port:        env("PORT", "8080"),
 		dbPath:      env("DATABASE_PATH", "/data/app.db"),
+		dbURL:       os.Getenv("DATABASE_URL"),
 		upstreamURL: env("UPSTREAM_URL", "http://127.0.0.1:9090"),
 	}
 	if n, err := strconv.Atoi(c.port); err != nil || n < 1 || n > 65535 {
@@ -100,6 +106,11 @@ func loadConfig() (config, error) {
 	c.acquire = time.Duration(ms) * time.Millisecond
 	if v := os.Getenv("SELFTEST_BURN_US"); v != "" && v != "0" {
 		if c.burnUS, err = positive("SELFTEST_BURN_US"); err != nil {
+			return c, err
+		}
+	}
+	if v := os.Getenv("SELFTEST_DROP_EVERY"); v != "" && v != "0" {
+		if c.dropEvery, err = positive("SELFTEST_DROP_EVERY"); err != nil {
 			return c, err
 		}
 	}
@@ -169,15 +180,21 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	db, err := openDB(ctx, cfg.dbPath, cfg.pool)
+	var db *sql.DB
+	if cfg.dbURL != "" {
+		db, err = openPostgres(ctx, cfg.dbURL, cfg.pool)
+	} else {
+		db, err = openDB(ctx, cfg.dbPath, cfg.pool)
+	}
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	a, err := newApp(ctx, db, newUpstreamClient(), cfg.upstreamURL)
+	a, err := newApp(ctx, db, newUpstreamClient(), cfg.upstreamURL, cfg.dbURL != "")
 	if err != nil {
 		return err
 	}
+	a.dropEvery = int64(cfg.dropEvery)
 	a.acquire = cfg.acquire
 	handler, rounds := burning(a.routes(), cfg.burnUS)
 	if rounds > 0 {

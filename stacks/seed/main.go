@@ -3,17 +3,23 @@
 // The same SQLite library and the same code give the same bytes every time,
 // so every stack starts each case from an identical file.
 //
-//	seed PATH            create PATH (refuses to overwrite)
-//	seed --force PATH    replace PATH
+//	seed PATH              create PATH (refuses to overwrite)
+//	seed --force PATH      replace PATH
+//	seed --postgres URL    a fresh "app" database on the Postgres server at URL
+//	                       (its superuser's; docs/postgres.md), the same rows
+//	seed checksum TARGET   the rows' checksum, of a SQLite file or a postgres:// URL
+//	seed rows TARGET TABLE TABLE's row count there (the write case's check)
 package main
 
 import (
+	"context"
 	"database/sql"
 	_ "embed"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -21,12 +27,33 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "checksum" || os.Args[1] == "rows") {
+		os.Exit(query(os.Args[1], os.Args[2:]))
+	}
 	force := flag.Bool("force", false, "replace PATH if it exists")
+	pg := flag.String("postgres", "", "seed the Postgres server at this URL (its superuser's) instead of a file")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: seed [--force] PATH\n\nCreates a freshly seeded lab database at PATH (1,000 items, 1,000 bench_events).")
+		fmt.Fprintln(os.Stderr, "usage: seed [--force] PATH | seed --postgres URL | seed checksum TARGET | seed rows TARGET TABLE\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events);\nchecksum and rows read one (TARGET: a SQLite file or a postgres:// URL of the app database).")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *pg != "" {
+		if flag.NArg() != 0 {
+			flag.Usage()
+			os.Exit(2)
+		}
+		if _, err := databaseURL(*pg, "postgres"); err != nil {
+			fmt.Fprintln(os.Stderr, "seed: --postgres:", err)
+			os.Exit(2)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := seedPostgres(ctx, *pg); err != nil {
+			fmt.Fprintln(os.Stderr, "seed: postgres:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() != 1 {
 		flag.Usage()
 		os.Exit(2)
@@ -92,4 +119,35 @@ func write(path string) error {
 		return err
 	}
 	return db.Close()
+}
+
+// query runs the checksum or rows subcommand; its exit status.
+func query(cmd string, args []string) int {
+	want := map[string]int{"checksum": 1, "rows": 2}[cmd]
+	if len(args) != want {
+		fmt.Fprintf(os.Stderr, "seed %s: want %d argument(s), got %d (see seed -h)\n", cmd, want, len(args))
+		return 2
+	}
+	if !isPostgres(args[0]) {
+		if _, err := os.Stat(args[0]); err != nil {
+			fmt.Fprintf(os.Stderr, "seed %s: %s: not a database file or postgres:// URL\n", cmd, args[0])
+			return 2
+		}
+	}
+	if cmd == "checksum" {
+		sum, err := checksumOf(args[0])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "seed checksum: %s: %v\n", args[0], err)
+			return 1
+		}
+		fmt.Println(sum)
+		return 0
+	}
+	n, err := countRows(args[0], args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "seed rows: %s: %v\n", args[0], err)
+		return 1
+	}
+	fmt.Println(n)
+	return 0
 }
