@@ -27,13 +27,16 @@ import (
 	"stacklab/analysis/summary"
 )
 
-const usage = `usage: compare [--cross-host] A B
+const usage = `usage: compare [--cross-host] [--anyway] A B
        compare --within DIR [--baseline ROW]
 
 Compares two results folders: per stack and case, the median req/s and p99
 of B against A, with a Mann-Whitney U test (α = 0.05); "~" marks a difference
 that is not significant. Folders from two hosts are refused unless
---cross-host, and then every row is labelled cross-host.
+--cross-host, and then every row is labelled cross-host. Folders whose
+Postgres server role ran at other settings (the manifest's
+postgres_settings, stacks/postgres/postgresql.conf) are refused unless
+--anyway.
 
 With --within, one folder: each row against the baseline (its first row,
 or ROW) run by run, as ratios, with the ratio's spread and each row's own
@@ -53,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var dirs []string
-	cross, within, baseline := false, false, ""
+	cross, within, anyway, baseline := false, false, false, ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -64,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cross = true
 		case a == "--within":
 			within = true
+		case a == "--anyway" || a == "-anyway":
+			anyway = true
 		case a == "--baseline":
 			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") {
 				return bad("--baseline needs a row name")
@@ -108,6 +113,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if ma, mb := cpuMode(sums[0]), cpuMode(sums[1]); ma != mb {
 		return bad(fmt.Sprintf("%s ran in %s mode and %s in %s mode: a table never mixes the two (a quota lets the app burst and be throttled, a cpuset does not)", dirs[0], ma, dirs[1], mb))
 	}
+	if pa, pb := pgSettings(mans[0]), pgSettings(mans[1]); pa != pb && pa != "" && pb != "" && !anyway {
+		return bad(fmt.Sprintf("%s and %s ran Postgres at other settings (%s vs %s): a [pg] row's numbers are the server's too; pass --anyway to compare them", dirs[0], dirs[1], pa, pb))
+	}
 	sameHost := manifest.SameHost(mans[0], mans[1])
 	if !sameHost && !cross {
 		return bad(fmt.Sprintf("%s and %s come from different hosts (%s vs %s): numbers from two hosts are not comparable; pass --cross-host to compare anyway, every row labelled",
@@ -119,6 +127,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// pgSettings is the Postgres settings a folder's [pg] rows ran at ("" for
+// a folder without rows on Postgres).
+func pgSettings(m *manifest.Manifest) string {
+	if m == nil {
+		return ""
+	}
+	return m.Parameters.Extra["postgres_settings"]
 }
 
 // compareSizes compares two size studies' folders (a size folder against

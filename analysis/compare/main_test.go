@@ -121,3 +121,23 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// Two runs whose Postgres ran at other settings are refused, one line
+// naming both, unless --anyway.
+func TestPostgresSettingsDiffer(t *testing.T) {
+	sa, sb := synth.Pages(), synth.Pages()
+	sa.Extra = map[string]string{"postgres_settings": "shared_buffers = 128MB; synchronous_commit = on"}
+	sb.Extra = map[string]string{"postgres_settings": "shared_buffers = 128MB; synchronous_commit = off"}
+	a, b := folder(t, "a", sa), folder(t, "b", sb)
+	var out, errb bytes.Buffer
+	code := run([]string{a, b}, &out, &errb)
+	want := "compare: A and B ran Postgres at other settings (shared_buffers = 128MB; synchronous_commit = on vs shared_buffers = 128MB; synchronous_commit = off): a [pg] row's numbers are the server's too; pass --anyway to compare them\n"
+	got := strings.ReplaceAll(strings.ReplaceAll(errb.String(), a, "A"), b, "B")
+	if code != 2 || got != want || out.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q; want 2, %q", code, got, want)
+	}
+	errb.Reset()
+	if code := run([]string{"--anyway", a, b}, &out, &errb); code != 0 {
+		t.Fatalf("--anyway: exit %d: %s", code, errb.String())
+	}
+}

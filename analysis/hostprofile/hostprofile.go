@@ -53,6 +53,8 @@ var Keys = []Key{
 	{"QUIET_SECONDS", Number, false, "how long the load must stay under QUIET_LOAD (full profile)"},
 	{"QUIET_CPU_SHARE", Number, false, "a run is discarded when an outside process used more than this share of one CPU"},
 	{"BUILD_CPUS", CPUList, false, "the size study's build CPUs"},
+	{"DB_CPUS", CPUList, false, "the Postgres server role's CPUs (--cpuset-cpus), for rows on Postgres"},
+	{"DB_MEMORY", Word, false, "the Postgres server role's memory limit (--memory)"},
 	{"APP_ENGINE", Engine, false, "the Docker engine of the app (and its sampler): only the bench's own engine so far"},
 	{"LOADGEN_ENGINE", Engine, false, "the Docker engine the load generator runs on, in a container; unset: on this machine, no container"},
 	{"UPSTREAM_ENGINE", Engine, false, "the Docker engine of the mock upstream: only the app's engine so far"},

@@ -398,12 +398,12 @@ type checkShape struct {
 }
 
 type variantShape struct {
-	Stack string            `toml:"stack"`
-	Name  string            `toml:"name"`
-	Env   map[string]string `toml:"env"`
-	Build map[string]string `toml:"build"`
-	Slots int               `toml:"slots"`
-	Database string         `toml:"database"`
+	Stack    string            `toml:"stack"`
+	Name     string            `toml:"name"`
+	Env      map[string]string `toml:"env"`
+	Build    map[string]string `toml:"build"`
+	Slots    int               `toml:"slots"`
+	Database string            `toml:"database"`
 }
 
 // Load reads the study file at path, and the studies it includes from the

@@ -216,3 +216,30 @@ func TestSizeStudy(t *testing.T) {
 		t.Errorf("got %+v and stacks %v", s.Size, s.Stacks)
 	}
 }
+
+// A variant may put its row on the lab's Postgres; any other database is
+// refused with the key named.
+func TestVariantDatabase(t *testing.T) {
+	dir := t.TempDir()
+	write := func(db string) string {
+		p := filepath.Join(dir, "pg.toml")
+		body := "[[variant]]\nstack = \"go-nethttp\"\nname = \"pg\"\ndatabase = \"" + db + "\"\n\n[[case]]\nname = \"items\"\npath = \"/items\"\n"
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	s, err := Load(write("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.DatabaseOf("go-nethttp[pg]"); got != DatabasePostgres {
+		t.Errorf("DatabaseOf the variant: %q", got)
+	}
+	if got := s.DatabaseOf("go-nethttp"); got != DatabaseSQLite {
+		t.Errorf("DatabaseOf the stack: %q", got)
+	}
+	if _, err := Load(write("mysql")); err == nil || !strings.Contains(err.Error(), `database: "mysql": want "sqlite" or "postgres"`) {
+		t.Errorf("mysql: %v", err)
+	}
+}

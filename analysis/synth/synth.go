@@ -56,6 +56,8 @@ type Spec struct {
 	// slices); every run's rates share one factor (wobble), as a slow
 	// stretch of the vCPU would give them.
 	Paired bool
+	// Extra goes in the manifest's parameters.extra (postgres_settings, say).
+	Extra map[string]string
 }
 
 // Pages is a small pages-study spec with three runs of two stacks.
@@ -134,6 +136,12 @@ func Write(dir string, sp Spec) error {
 	}
 	if sp.Quota {
 		m.Parameters.Extra = map[string]string{"app_cpu_mode": "quota", "app_cpu_quota": "1"}
+	}
+	for k, v := range sp.Extra {
+		if m.Parameters.Extra == nil {
+			m.Parameters.Extra = map[string]string{}
+		}
+		m.Parameters.Extra[k] = v
 	}
 	for i, s := range sp.Stacks {
 		m.Images[s] = manifest.Image{Tag: "stacklab/" + s + ":test", ID: "sha256:" + fmt.Sprint(i), SizeBytes: int64(20+60*i) << 20}

@@ -116,8 +116,15 @@ window_record() {
 # cache, as probes/cgsample reads its cgroup) to FILE
 memory_read() { "$(lab_tool_path cgsample)" memory --pid "$APP_PID" --out "$1" 2>>"$WORK/cgsample.log" || true; }
 
-# db_rows DB TABLE: the table's row count, or nothing when it cannot be read
-db_rows() { sqlite3 "file:$1?mode=ro" "SELECT COUNT(*) FROM \"$2\"" 2>/dev/null || true; }
+# db_rows DB TABLE: the table's row count, or nothing when it cannot be
+# read; DB is a SQLite file or a row's Postgres database (row_db_target)
+db_rows() {
+  if [[ "$1" == postgres://* ]]; then
+    lab_tool seed rows "$1" "$2" 2>/dev/null || true
+  else
+    sqlite3 "file:$1?mode=ro" "SELECT COUNT(*) FROM \"$2\"" 2>/dev/null || true
+  fi
+}
 
 # container_name ROW: a Docker name for the row (a variant's brackets dropped)
 container_name() { echo "stacklab-$BENCH_ID-$(tr -c 'a-zA-Z0-9_.\n-' '-' <<<"$1" | sed 's/-*$//')"; }
@@ -236,7 +243,7 @@ check_row() {
   stack=$(row_stack "$row")
   : >"$dir/verify.txt"
   if [[ "$(contract "$stack")" == app && -x "$(lab_tool_path verify)" ]]; then
-    verify_app "$stack" "$APP_PORT" "$DB_DIR/app.db" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
+    verify_app "$row" "$APP_PORT" "$(row_db_target "$row" "$DB_DIR")" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
   fi
   if ((HAS_CHECKS)); then
     lab_tool plan checks "$STUDY_FILE" --url "http://127.0.0.1:$APP_PORT" >>"$dir/verify.txt" 2>&1 || rc=1
@@ -261,11 +268,12 @@ fail_cases() {
 run_case() {
   local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
-  [[ -n "$table" ]] && rows_before=$(db_rows "$DB_DIR/app.db" "$table")
+  [[ -n "$table" ]] && rows_before=$(db_rows "$(row_db_target "$row" "$DB_DIR")" "$table")
   canary_read "$dir/$w.canary.jsonl" before
   local since
   since=$(date -u +%FT%T.%NZ)
   sampler_start "$dir/$w.cgroup.jsonl"
+  [[ "$(row_db "$row")" == postgres ]] && pg_sampler_start "$dir/$w.pg.jsonl"
   hiccup_start "$dir/$w"
   local companion=""
   if ((WIN_COMPANION[$w])); then
@@ -279,12 +287,13 @@ run_case() {
   [[ -n "$companion" ]] && { finish_background "$companion" || oha_rc=$?; }
   hiccup_stop
   sampler_stop
+  pg_sampler_stop
   runtime_pauses "$row" "$since" "$dir/$w.pauses.jsonl"
   window_record "$dir/$w.json" || ((oha_rc)) || oha_rc=1
   [[ -n "$companion" ]] && { window_record "$dir/$w.writers.json" || ((oha_rc)) || oha_rc=1; }
   canary_read "$dir/$w.canary.jsonl" after
   if [[ -n "$table" ]]; then
-    lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$DB_DIR/app.db" "$table")" ||
+    lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$(row_db_target "$row" "$DB_DIR")" "$table")" ||
       note "bench: run $run $row $w: table $table could not be counted (its rows check will fail)"
   fi
   if ! container_running "$CONTAINER"; then
@@ -458,6 +467,30 @@ hiccup_stop() {
   fi
   for pid in "${HICCUP_PIDS[@]}"; do finish_background "$pid" 2>/dev/null || true; done
   HICCUP_PIDS=()
+}
+
+# pg_sampler_start OUT: the server's own view during the window
+# (probes/pgsample: wait events, commits, checkpoints, WAL) on the load
+# generator's CPUs, as the cgroup sampler runs; pg_sampler_stop ends it
+PG_SAMPLER_PID=""
+pg_sampler_start() {
+  ((SAMPLER)) || return 0
+  in_background taskset -c "$LOADGEN_CPUS" "$(lab_tool_path pgsample)" --url "$(pg_admin_url)" --database app \
+    --interval "$(sampler_interval)" --out "$1" 2>>"$WORK/pgsample.log"
+  PG_SAMPLER_PID=$BG_PID
+}
+pg_sampler_stop() {
+  [[ -n "$PG_SAMPLER_PID" ]] || return 0
+  kill_leaves "$PG_SAMPLER_PID"
+  finish_background "$PG_SAMPLER_PID" 2>/dev/null || true
+  PG_SAMPLER_PID=""
+}
+
+# The Postgres server role runs for the whole bench on DB_CPUS; each
+# session of a row on it seeds a fresh app database (app_start).
+pg_role_start() {
+  pg_start "stacklab-$BENCH_ID-postgres" "$WORK/pg" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"
+  confine_record "$RUN_DIR" postgres "stacklab-$BENCH_ID-postgres" || note "bench: could not record the Postgres role's confinement"
 }
 
 # The mock upstream runs for the whole bench on its own CPUs.

@@ -100,6 +100,10 @@ bench_prepare() {
     [[ " ${needed[*]} " == *" $s "* ]] || needed+=("$s")
   done
   ((NEEDS_UPSTREAM)) && needed+=(upstream)
+  if ((NEEDS_POSTGRES)); then
+    pg_role_check
+    needed+=(postgres)
+  fi
   local problem
   for r in "${ROWS[@]}"; do
     [[ -n "${ROW_BUILD[$r]:-}" ]] || continue
@@ -114,7 +118,7 @@ bench_prepare() {
   if [[ "$PROFILE" == quick ]]; then
     now=()
     for s in "${needed[@]}"; do
-      if [[ "$s" == upstream || -n "$(stack_env_get "$s" IMAGE)" ]] || docker image inspect "$(image_tag "$s")" >/dev/null 2>&1; then
+      if [[ "$s" == upstream || "$s" == postgres || -n "$(stack_env_get "$s" IMAGE)" ]] || docker image inspect "$(image_tag "$s")" >/dev/null 2>&1; then
         now+=("$s")
       else
         LATE_STACKS+=("$s")
@@ -135,7 +139,17 @@ bench_prepare() {
   commit=$(lab_commit)
   new_results_dir
   [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
-  local tools=() rows=() name version
+  local tools=() rows=() name version pg=()
+  # A bench with rows on Postgres records the server role: its package,
+  # its settings file's lines, its CPUs and memory (compare refuses two
+  # runs whose settings differ), and each such row's database.
+  if ((NEEDS_POSTGRES)); then
+    pg=(--extra "postgres_version=$(pg_version)" --extra "postgres_settings=$(pg_settings)"
+      --extra "postgres_cpus=$DB_CPUS" --extra "postgres_memory=$DB_MEMORY")
+    local on=()
+    for r in "${ROWS[@]}"; do [[ "$(row_db "$r")" != postgres ]] || on+=("$r"); done
+    pg+=(--extra "postgres_rows=$(IFS=,; echo "${on[*]}")")
+  fi
   while read -r name version; do tools+=(--tool "$name=$version"); done < <(tool_versions)
   for r in "${ROWS[@]}"; do
     s=$(row_stack "$r")
@@ -152,7 +166,7 @@ bench_prepare() {
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (probes/speed)" "${rows[@]}" \
     --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
-    --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} \
+    --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} ${pg[@]+"${pg[@]}"} \
     "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}" ${engines[@]+"${engines[@]}"}
   for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done
@@ -238,6 +252,7 @@ bench_main() {
   MAX_REDO=${LAB_MAX_REDO:-$MAX_REDO}
   eta_start
   ((NEEDS_UPSTREAM)) && upstream_start
+  ((NEEDS_POSTGRES)) && pg_role_start
   for ((run = 1; run <= RUNS; run++)); do
     attempt=0
     while true; do

@@ -4,6 +4,9 @@
 # fresh database, its readiness, the APP.md checks, a graceful stop. One
 # copy, so a stack is verified exactly the way it is measured.
 
+# shellcheck source=scripts/lib/postgres.sh
+source "$LAB_ROOT/scripts/lib/postgres.sh"
+
 # upstream_run CONTAINER PORT [DOCKER_ARGS...]: the mock upstream on its
 # CPUs, confined like the stacks (scripts/lib/stack.sh), answering
 upstream_run() {
@@ -41,7 +44,9 @@ contract() {
 # app_start ROW DATA_DIR CONTAINER PORT UPSTREAM_URL [DOCKER_ARGS...]: the
 # row's stack with its variant's environment (ROW_ENV, "K=V" lines) on a
 # freshly seeded DATA_DIR, from the row's own image when its variant has
-# build arguments (IMAGE_TAG[ROW]); prints the container id
+# build arguments (IMAGE_TAG[ROW]); prints the container id. A row on
+# Postgres also gets a freshly seeded app database on the server role and
+# its DATABASE_URL (scripts/lib/postgres.sh).
 app_start() {
   local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv env=()
   shift 5
@@ -51,6 +56,10 @@ app_start() {
   docker rm -f "$container" >/dev/null 2>&1 || true
   port_free "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
+  if [[ "$(row_db "$row")" == postgres ]]; then
+    pg_seed >&2 || { note "the Postgres server role could not be seeded"; return 1; }
+    env+=(-e "DATABASE_URL=$(pg_app_url)")
+  fi
   STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" "${env[@]}"
 }
 
@@ -68,7 +77,9 @@ verify_app() {
   local snap=() dir
   [[ -n "${6:-}" ]] && snap=(-snapshot "$6")
   dir=$(dirname "$5")
-  "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" -db "$3" -upstream "$4" "${snap[@]}" \
+  local db=(-db "$3")
+  [[ "$3" == postgres://* ]] && db=(-db-url "$3")
+  "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" "${db[@]}" -upstream "$4" "${snap[@]}" \
     -write-concurrency "${CONNECTIONS:-32}" -record "$dir/verify.verdict.json" -answers "$dir/answers.json" >"$5" 2>&1
 }
 
@@ -91,8 +102,9 @@ study_file() {
 # read_plan: what the study asks for, from analysis/plan: ROWS (stacks and
 # variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_SLOTS per row, WINDOWS,
 # SAMPLER_CHECK, NEEDS_UPSTREAM, HAS_CHECKS, and for a size study SIZE_STUDY,
-# SIZE_RUNS (the profile's build runs) and SIZE_BUILD; a bad study exits 2 here.
-declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_SLOTS=()
+# SIZE_RUNS (the profile's build runs) and SIZE_BUILD, ROW_DB and
+# NEEDS_POSTGRES (rows on the Postgres role); a bad study exits 2 here.
+declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_SLOTS=() ROW_DB=()
 read_plan() {
   local out key a b rc=0
   out=$(lab_tool plan describe "$STUDY_FILE" --lab-root "$LAB_ROOT" --connections "$CONNECTIONS" \
@@ -101,7 +113,7 @@ read_plan() {
     echo "bench: ${out#plan describe: }" >&2
     exit 2
   fi
-  ROWS=() WINDOWS=() SAMPLER_CHECK="" NEEDS_UPSTREAM=0 HAS_CHECKS=0 SIZE_STUDY=0 SIZE_RUNS="" SIZE_BUILD=0
+  ROWS=() WINDOWS=() SAMPLER_CHECK="" NEEDS_UPSTREAM=0 HAS_CHECKS=0 SIZE_STUDY=0 SIZE_RUNS="" SIZE_BUILD=0 NEEDS_POSTGRES=0
   while read -r key a b; do
     case "$key" in
       study) STUDY=$a ;;
@@ -113,6 +125,7 @@ read_plan() {
       env) ROW_ENV[$a]+="$b"$'\n' ;;
       build) ROW_BUILD[$a]+="$b"$'\n' ;;
       slots) ROW_SLOTS[$a]=$b ;;
+      database) ROW_DB[$a]=$b; [[ "$b" != postgres ]] || NEEDS_POSTGRES=1 ;;
       window) WINDOWS+=("$a") ;;
       size_runs) SIZE_STUDY=1; [[ "$a" != "${PROFILE:-quick}" ]] || SIZE_RUNS=$b ;;
       size_build) SIZE_BUILD=$a ;;

@@ -1,0 +1,73 @@
+# shellcheck shell=bash
+# The Postgres server role (docs/postgres.md): the lab's own image
+# (stacks/postgres) on the host profile's DB_CPUS and DB_MEMORY, confined
+# like the app, listening on 127.0.0.1 only; a fresh "app" database seeded
+# by stacks/seed before each session of a row on it. The bench and
+# scripts/verify both use these, so a [pg] row is verified as it is measured.
+
+PG_PORT=${LAB_PG_PORT:-5432}
+PG_CONTAINER=""
+
+# pg_role_check: the host profile's DB role, refused when unset or not a CPU list of this host
+pg_role_check() {
+  local key cpu online cpus
+  for key in DB_CPUS DB_MEMORY; do
+    [[ -n "${!key:-}" ]] || die "host profile $HOST_PROFILE_FILE: $key is not set (a row on Postgres runs the server role there; hosts/README.md)"
+  done
+  online=$(cpu_list_expand "$(cat /sys/devices/system/cpu/online)")
+  cpus=$(cpu_list_expand "$DB_CPUS") || die "host profile $HOST_PROFILE_FILE: DB_CPUS=$DB_CPUS is not a CPU list like 0-3,6"
+  for cpu in $cpus; do
+    [[ " $online " == *" $cpu "* ]] || die "host profile $HOST_PROFILE_FILE: DB_CPUS=$DB_CPUS names CPU $cpu, but this host has CPUs $(cat /sys/devices/system/cpu/online)"
+  done
+}
+
+# pg_admin_url, pg_app_url: the superuser's maintenance database (the
+# seeder's) and the app's database as its login role (the stacks')
+pg_admin_url() { echo "postgres://lab@127.0.0.1:$PG_PORT/postgres"; }
+pg_app_url() { echo "postgres://app@127.0.0.1:$PG_PORT/app"; }
+
+# pg_start CONTAINER DATA_DIR [DOCKER_ARGS...]: the server role on a fresh
+# cluster in DATA_DIR, ready to accept connections; sets PG_CONTAINER
+pg_start() {
+  local name=$1 data=$2 tag confine CONFINE
+  shift 2
+  pg_role_check
+  tag=${IMAGE_TAG[postgres]:-$(require_image postgres)}
+  confine=$(confine_flags) || return 1
+  confine_split "$confine"
+  rm -rf "$data"
+  mkdir -p "$data"
+  confine_data_dir "$data"
+  docker rm -f "$name" >/dev/null 2>&1 || true
+  docker run -d --name "$name" --label stacklab=1 "$@" --network host --cpuset-cpus "$DB_CPUS" --memory "$DB_MEMORY" \
+    ${CONFINE[@]+"${CONFINE[@]}"} -e PORT="$PG_PORT" -v "$data:/data" "$tag" >/dev/null || die "could not start the Postgres server role"
+  PG_CONTAINER=$name
+  local i
+  for ((i = 0; i < 300; i++)); do
+    docker exec "$name" pg_isready -q -h 127.0.0.1 -p "$PG_PORT" 2>/dev/null && return 0
+    container_running "$name" || break
+    sleep 0.1
+  done
+  docker logs "$name" 2>&1 | tail -n 5 >&2
+  die "the Postgres server role did not accept connections on 127.0.0.1:$PG_PORT within 30 s"
+}
+
+# pg_seed: a fresh app database on the running role (stacks/seed)
+pg_seed() { lab_tool seed --postgres "$(pg_admin_url)"; }
+
+# pg_settings: the settings file's lines (comments and blanks left out),
+# "; "-joined, as the manifest records them
+pg_settings() { grep -v '^[[:space:]]*\(#\|$\)' "$LAB_ROOT/stacks/postgres/postgresql.conf" | sed 's/[[:space:]]*#.*//' | paste -sd';' | sed 's/;/; /g'; }
+
+# pg_version: the Debian package the image pins (its packages.txt)
+pg_version() { grep '^postgresql-15=' "$LAB_ROOT/stacks/postgres/packages.txt" | cut -d= -f2; }
+
+# row_db ROW: the row's database (sqlite, or postgres for a [[variant]]
+# with database = "postgres")
+row_db() { echo "${ROW_DB[$1]:-sqlite}"; }
+
+# row_db_target ROW DB_DIR: what verify and the rows check read for ROW:
+# its SQLite file, or the app's Postgres database
+row_db_target() {
+  if [[ "$(row_db "$1")" == postgres ]]; then pg_app_url; else echo "$2/app.db"; fi
+}
