@@ -6,7 +6,6 @@
 # scripts/verify both use these, so a [pg] row is verified as it is measured.
 
 PG_PORT=${LAB_PG_PORT:-5432}
-PG_CONTAINER=""
 
 # pg_role_check: the host profile's DB role, refused when unset or not a CPU list of this host
 pg_role_check() {
@@ -27,7 +26,7 @@ pg_admin_url() { echo "postgres://lab@127.0.0.1:$PG_PORT/postgres"; }
 pg_app_url() { echo "postgres://app@127.0.0.1:$PG_PORT/app"; }
 
 # pg_start CONTAINER DATA_DIR [DOCKER_ARGS...]: the server role on a fresh
-# cluster in DATA_DIR, ready to accept connections; sets PG_CONTAINER
+# cluster in DATA_DIR, ready to accept connections
 pg_start() {
   local name=$1 data=$2 tag confine CONFINE
   shift 2
@@ -41,7 +40,6 @@ pg_start() {
   docker rm -f "$name" >/dev/null 2>&1 || true
   docker run -d --name "$name" --label stacklab=1 "$@" --network host --cpuset-cpus "$DB_CPUS" --memory "$DB_MEMORY" \
     ${CONFINE[@]+"${CONFINE[@]}"} -e PORT="$PG_PORT" -v "$data:/data" "$tag" >/dev/null || die "could not start the Postgres server role"
-  PG_CONTAINER=$name
   local i
   for ((i = 0; i < 300; i++)); do
     docker exec "$name" pg_isready -q -h 127.0.0.1 -p "$PG_PORT" 2>/dev/null && return 0

@@ -4,6 +4,7 @@ const path = require('node:path')
 const Fastify = require('fastify')
 const { Pool } = require('undici')
 const db = require('./db')
+const pgstore = require('./pgstore')
 
 const KNOWN_PATHS = new Set(['/up', '/json', '/items', '/page', '/bench/upstream', '/bench/write', '/bench/read', '/bench/pragmas'])
 
@@ -44,6 +45,21 @@ const schemas = {
       }
     }
   },
+  // On Postgres, the session's settings (pgstore.js).
+  settings: {
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          transaction_isolation: { type: 'string' },
+          synchronous_commit: { type: 'string' },
+          statement_timeout: { type: 'string' },
+          client_encoding: { type: 'string' },
+          connection: { type: 'string' }
+        }
+      }
+    }
+  },
   pragmas: {
     response: {
       200: {
@@ -65,10 +81,15 @@ const schemas = {
 
 // readers: the pool of reader threads (readers.js, SQLITE_READERS >= 1), or
 // null: every query on this thread's connection, on the event loop.
-function build ({ databasePath, upstreamUrl, readers = null }) {
+// databaseUrl: the lab's Postgres instead of the SQLite file (pgstore.js),
+// through a pool of poolSize connections.
+function build ({ databasePath, upstreamUrl, readers = null, databaseUrl = '', poolSize = 10 }) {
   // logger off (Fastify's default): nothing per request.
   const app = Fastify({ logger: false })
-  const store = db.open(databasePath)
+  const postgres = databaseUrl !== ''
+  const store = postgres ? pgstore.open(databaseUrl, poolSize) : db.open(databasePath)
+  // Postgres: every query awaits the server, as the reader threads' do.
+  if (postgres) readers = store
 
   // One keep-alive client per process, shared by every request. undici's
   // Pool opens connections as needed, unbounded unless told: 1024 is above
@@ -114,14 +135,17 @@ function build ({ databasePath, upstreamUrl, readers = null }) {
 
   app.post('/bench/write', { schema: schemas.write }, async (request, reply) => {
     try {
-      return { ok: true, id: store.writeEvent() }
+      return { ok: true, id: await store.writeEvent() }
     } catch (err) {
       reply.code(503)
       return { ok: false, error: `${err.code || err.name}: ${err.message}` }
     }
   })
 
-  if (readers) {
+  if (postgres) {
+    app.get('/bench/read', { schema: schemas.read }, async () => ({ ok: true, ...(await store.readEvents()) }))
+    app.get('/bench/pragmas', { schema: schemas.settings }, async () => store.pragmas())
+  } else if (readers) {
     app.get('/bench/read', { schema: schemas.read }, async () => ({ ok: true, ...(await readers.readEvents()) }))
     // The main connection and each reader's in turn, so that sampling
     // /bench/pragmas (verify) reads every connection this process holds.
@@ -144,7 +168,7 @@ function build ({ databasePath, upstreamUrl, readers = null }) {
 
   app.addHook('onClose', async () => {
     await upstream.close()
-    store.close()
+    await store.close()
   })
 
   return app

@@ -56,7 +56,9 @@ async function serve () {
   app = build({
     databasePath,
     upstreamUrl: process.env.UPSTREAM_URL || 'http://127.0.0.1:9090',
-    readers: pool
+    readers: pool,
+    databaseUrl: process.env.DATABASE_URL || '',
+    poolSize: envInt('DB_POOL_SIZE', 10)
   })
   await app.listen({ port, host: '0.0.0.0' })
 }
