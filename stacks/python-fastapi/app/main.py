@@ -15,7 +15,7 @@ import sqlite3  # noqa: E402
 
 import aiohttp  # noqa: E402
 import httpx  # noqa: E402
-from fastapi import FastAPI, Request  # noqa: E402
+from fastapi import APIRouter, FastAPI, Request  # noqa: E402
 from fastapi.responses import JSONResponse, PlainTextResponse  # noqa: E402
 from fastapi.templating import Jinja2Templates  # noqa: E402
 from starlette.concurrency import run_in_threadpool  # noqa: E402
@@ -24,6 +24,8 @@ from .db import connection  # noqa: E402
 from .settings import SQLITE_READS, UPSTREAM_CLIENT  # noqa: E402
 
 UPSTREAM_URL = os.environ.get("UPSTREAM_URL", "http://127.0.0.1:9090")
+# Set: the lab's Postgres instead of the SQLite file (app/pg.py).
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
 DELAY_URL = UPSTREAM_URL.rstrip("/") + "/delay?ms=100"
 PAYLOAD = "stacklab-bench-event-" + "x" * 179  # 200 ASCII bytes
 # The upstream pool: 1024 connections, twice the io study's 512 in flight, so
@@ -37,6 +39,22 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 @asynccontextmanager
 async def lifespan(app: FastAPI):
+    if DATABASE_URL:
+        from . import pg
+
+        app.state.pg = await pg.open_pool(DATABASE_URL)
+        try:
+            async with upstream_client(app):
+                yield
+        finally:
+            await app.state.pg.close()
+    else:
+        async with upstream_client(app):
+            yield
+
+
+@asynccontextmanager
+async def upstream_client(app: FastAPI):
     # One keep-alive client per worker process, shared by every request.
     if UPSTREAM_CLIENT == "aiohttp":
         connector = aiohttp.TCPConnector(limit=UPSTREAM_POOL)
@@ -55,6 +73,9 @@ async def lifespan(app: FastAPI):
 # No /docs, /redoc or /openapi.json in production: the contract's "anything
 # else" is a 404.
 app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+# The database routes on SQLite; on Postgres app/pg.py's take their place
+# (included at the end of this file).
+sqlite = APIRouter()
 
 
 @app.get("/up", response_class=PlainTextResponse)
@@ -83,14 +104,14 @@ def read_route(path: str, **kwargs):
 
     def register(fn):
         if SQLITE_READS == "threads":
-            return app.get(path, **kwargs)(fn)
+            return sqlite.get(path, **kwargs)(fn)
 
         async def on_loop(*args, **kw):
             return fn(*args, **kw)
 
         on_loop.__name__ = fn.__name__
         on_loop.__signature__ = inspect.signature(fn)
-        app.get(path, **kwargs)(on_loop)
+        sqlite.get(path, **kwargs)(on_loop)
         return fn
 
     return register
@@ -139,7 +160,7 @@ async def bench_upstream(request: Request):
     return {"ok": True, "upstream": status}
 
 
-@app.post("/bench/write")
+@sqlite.post("/bench/write")
 def bench_write():
     try:
         conn = connection()
@@ -204,7 +225,7 @@ def pragmas_here() -> dict:
 _pragma_turn = itertools.count()
 
 
-@app.get("/bench/pragmas")
+@sqlite.get("/bench/pragmas")
 async def bench_pragmas():
     # Every other answer from AnyIO's thread pool, where the writes run on
     # connections of their own, so sampling this route (verify) reaches the
@@ -212,3 +233,11 @@ async def bench_pragmas():
     if SQLITE_READS == "threads" or next(_pragma_turn) % 2:
         return await run_in_threadpool(pragmas_here)
     return pragmas_here()
+
+
+if DATABASE_URL:
+    from . import pg  # noqa: E402
+
+    app.include_router(pg.router(templates))
+else:
+    app.include_router(sqlite)
