@@ -14,8 +14,8 @@ func TestParseLockOnTheStacks(t *testing.T) {
 		want      int
 	}{
 		{"cargo", "../../stacks/rust-axum/Cargo.lock", 145}, // 4 of them the optional allocator crates (README, "Optimizing")
-		{"npm", "../../stacks/node-fastify/package-lock.json", 90},
-		{"pip", "../../stacks/python-fastapi/requirements.txt", 29},
+		{"npm", "../../stacks/node-fastify/package-lock.json", 103},
+		{"pip", "../../stacks/python-fastapi/requirements.txt", 30},
 		{"gem", "../../stacks/ruby-rails/Gemfile.lock", 52},
 		{"maven", "../../stacks/java-spring/dependency-tree.txt", 57},
 		{"debian", "../../stacks/c-libmicrohttpd/packages.txt", 105},
