@@ -75,6 +75,13 @@ bool db_pool_submit(struct db_pool *p, struct request *r);
 void db_pool_stop(struct db_pool *p); /* queued work done, workers joined */
 void db_pool_free(struct db_pool *p); /* after the HTTP daemon has stopped */
 
+/* The same jobs on the lab's Postgres (pg.c), DATABASE_URL set. */
+struct pg_pool;
+struct pg_pool *pg_pool_start(const char *url, int size, char *err, size_t errlen);
+bool pg_pool_submit(struct pg_pool *p, struct request *r);
+void pg_pool_stop(struct pg_pool *p);
+void pg_pool_free(struct pg_pool *p);
+
 /* upstream.c: one libcurl multi handle on its own thread, whose connection
  * cache is the shared keep-alive client. */
 struct upstream;

@@ -22,6 +22,7 @@
 #include "app.h"
 
 static struct db_pool *db;
+static struct pg_pool *pg; /* instead of db, on Postgres */
 static struct upstream *up;
 static atomic_int inflight; /* handed-off requests not yet completed */
 static atomic_bool draining;  /* after SIGTERM: every answer closes its connection */
@@ -69,7 +70,9 @@ void request_fail(struct request *r, unsigned status, const char *msg)
 
 static bool submit(struct request *r)
 {
-	return r->job == JOB_UPSTREAM ? upstream_submit(up, r) : db_pool_submit(db, r);
+	if (r->job == JOB_UPSTREAM)
+		return upstream_submit(up, r);
+	return pg ? pg_pool_submit(pg, r) : db_pool_submit(db, r);
 }
 
 /* A fixed answer waiting for the end of its request. MHD closes the
@@ -258,6 +261,10 @@ int main(void)
 	int io_threads = (int)env_int("HTTP_THREADS", cpus, 1, 1024);
 	int readers = (int)env_int("DB_READERS", cpus, 1, 1024);
 	int writers = (int)env_int("DB_WRITERS", 1, 1, 1024);
+	/* On Postgres: one pool of readers + writers connections, every job
+	 * through it (a server takes concurrent writers). */
+	const char *db_url = env_str("DATABASE_URL", "");
+	int pool = (int)env_int("DB_POOL_SIZE", readers + writers, 1, 1024);
 	if (strncmp(upstream_url, "http://", 7) != 0)
 		die("UPSTREAM_URL=%s: want an http:// URL", upstream_url);
 	char url[2048];
@@ -285,9 +292,15 @@ int main(void)
 	fixed(resp_405_post, "Method Not Allowed\n", "text/plain; charset=utf-8", "POST");
 
 	char err[512];
-	db = db_pool_start(path, readers, writers, err, sizeof err);
-	if (!db)
-		die("%s", err);
+	if (*db_url) {
+		pg = pg_pool_start(db_url, pool, err, sizeof err);
+		if (!pg)
+			die("%s", err);
+	} else {
+		db = db_pool_start(path, readers, writers, err, sizeof err);
+		if (!db)
+			die("%s", err);
+	}
 	up = upstream_start(url, err, sizeof err);
 	if (!up)
 		die("%s", err);
@@ -311,10 +324,15 @@ int main(void)
 		snprintf(p, sizeof p, "%d", port);
 		die("cannot listen on port %s (in use, or not permitted)", p);
 	}
-	fprintf(stderr,
-		"c-libmicrohttpd: listening on 0.0.0.0:%d; %d HTTP I/O thread(s), %d SQLite reader(s), %d writer(s); "
-		"SQLite %s, memory statistics off; database %s; upstream %s\n",
-		port, io_threads, readers, writers, sqlite3_libversion(), path, url);
+	if (pg)
+		fprintf(stderr,
+			"c-libmicrohttpd: listening on 0.0.0.0:%d; %d HTTP I/O thread(s), %d Postgres connection(s); upstream %s\n",
+			port, io_threads, pool, url);
+	else
+		fprintf(stderr,
+			"c-libmicrohttpd: listening on 0.0.0.0:%d; %d HTTP I/O thread(s), %d SQLite reader(s), %d writer(s); "
+			"SQLite %s, memory statistics off; database %s; upstream %s\n",
+			port, io_threads, readers, writers, sqlite3_libversion(), path, url);
 
 	int sig;
 	while (sigwait(&stop, &sig) != 0) {
@@ -330,11 +348,17 @@ int main(void)
 	for (int i = 0; i < 300 && atomic_load(&inflight) > 0; i++)
 		nanosleep(&tick, NULL);
 	upstream_stop(up);
-	db_pool_stop(db);
+	if (pg)
+		pg_pool_stop(pg);
+	else
+		db_pool_stop(db);
 	MHD_stop_daemon(d);
 	if (lfd != MHD_INVALID_SOCKET)
 		close(lfd);
 	upstream_free(up);
-	db_pool_free(db);
+	if (pg)
+		pg_pool_free(pg);
+	else
+		db_pool_free(db);
 	return 0;
 }
