@@ -12,7 +12,8 @@
 // planted stop-the-world pause, pause.go), SELFTEST_PRAGMAS_ONCE (default
 // 0; 1: the pragmas on the pool's first connection only, the fault verify's
 // test must catch, db.go), SELFTEST_DROP_EVERY (default 0; n: every n-th
-// write answered but rolled back, the fault the rows check must catch).
+// write after the first 2n answered but rolled back, the fault the rows
+// check must catch).
 package main
 
 import (

@@ -5,6 +5,10 @@ class BenchController < ApplicationController
 
   PAYLOAD = ("stacklab-bench-event-" + "x" * 179).freeze # 200 ASCII bytes
 
+  def postgres?
+    ActiveRecord::Base.connection.adapter_name == "PostgreSQL"
+  end
+
   # create! runs in a transaction, which the SQLite initializer makes
   # BEGIN IMMEDIATE.
   def write
@@ -15,7 +19,15 @@ class BenchController < ApplicationController
   end
 
   def read
-    render json: { ok: true, count: BenchEvent.count, latest: BenchEvent.latest.as_json }
+    if postgres?
+      # Postgres takes a snapshot per statement at read committed: one
+      # repeatable-read transaction holds the count and the rows to one.
+      BenchEvent.transaction(isolation: :repeatable_read) do
+        render json: { ok: true, count: BenchEvent.count, latest: BenchEvent.latest.as_json }
+      end
+    else
+      render json: { ok: true, count: BenchEvent.count, latest: BenchEvent.latest.as_json }
+    end
   end
 
   PRAGMAS = %w[journal_mode synchronous busy_timeout cache_size mmap_size journal_size_limit foreign_keys].freeze
@@ -24,8 +36,16 @@ class BenchController < ApplicationController
   # adapter, which the pool makes when it opens the connection, one per
   # SQLite handle (the sqlite3 gem does not show the handle's address, and
   # the adapter's raw_connection would turn its lazy transactions off).
+  # On Postgres the session's settings that matter (APP.md), named by the
+  # server process behind this connection (pg_backend_pid).
+  PG_SETTINGS = %w[transaction_isolation synchronous_commit statement_timeout client_encoding].freeze
+
   def pragmas
     connection = ActiveRecord::Base.connection
+    if postgres?
+      values = PG_SETTINGS.to_h { |name| [name, connection.select_value("SELECT current_setting('#{name}')")] }
+      return render json: values.merge("connection" => "backend pid #{connection.select_value("SELECT pg_backend_pid()")}")
+    end
     values = PRAGMAS.to_h { |name| [name, connection.select_value("PRAGMA #{name}")] }
     render json: values.merge("connection" => "#{Process.pid}/#{connection.object_id}")
   end
