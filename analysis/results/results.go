@@ -110,6 +110,10 @@ type Window struct {
 	// timeline of a large folder costs more than everything else together,
 	// and only windows with a latency tail need one.
 	TimelinePath string
+	// PGPath is the Postgres server's samples over the window
+	// (<case>.pg.jsonl, probes/pgsample: a row on the lab's Postgres),
+	// "" when absent; read on demand, as the timeline is.
+	PGPath string
 	// Canary holds the CPU-speed canary's readings around the window
 	// (<case>.canary.jsonl, probes/speed; absent in older folders).
 	Canary []speed.Reading
@@ -464,6 +468,9 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	}
 	if tpath := filepath.Join(dir, base+".cgroup.jsonl"); exists(tpath) {
 		w.TimelinePath = tpath
+	}
+	if ppath := filepath.Join(dir, base+".pg.jsonl"); exists(ppath) {
+		w.PGPath = ppath
 	}
 	if cpath := filepath.Join(dir, base+".canary.jsonl"); exists(cpath) {
 		if w.Canary, err = speed.ReadFile(cpath); err != nil {

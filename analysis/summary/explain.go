@@ -15,6 +15,7 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/units"
+	"stacklab/probes/pglog"
 	"stacklab/probes/hiccuplog"
 	"stacklab/probes/timeline"
 )
@@ -443,6 +444,21 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 					what = fmt.Sprintf("slowest 0.1%% took %s (p50 %s); %s", units.Seconds(p999), units.Seconds(p50), where)
 				}
 				cause, s := explain(*ev, sp, what)
+				// A row on the lab's Postgres: the server's own view of
+				// the stretch, and its waits as the cause when they held
+				// most of its backends and nothing of the host's did.
+				if w.PGPath != "" {
+					samples, err := pglog.Read(w.PGPath)
+					if err != nil {
+						return nil, nil, err
+					}
+					if words, held := serverWords(samples, sp); words != "" {
+						s += "; " + words
+						if held && (cause == CauseUnexplained || cause == CauseAppStall) {
+							cause = CauseServer
+						}
+					}
+				}
 				e := Explanation{Run: w.Run, Stack: w.Stack, Case: w.Case, Cause: cause}
 				if period, length, n, ok := ev.lt.Periodic(); ok {
 					e.Periodic = &Periodic{LengthMs: float64(length.Microseconds()) / 1e3, PeriodMs: float64(period.Microseconds()) / 1e3, Count: n}
