@@ -16,7 +16,7 @@ func TestParseLockOnTheStacks(t *testing.T) {
 		{"cargo", "../../stacks/rust-axum/Cargo.lock", 145}, // 4 of them the optional allocator crates (README, "Optimizing")
 		{"npm", "../../stacks/node-fastify/package-lock.json", 103},
 		{"pip", "../../stacks/python-fastapi/requirements.txt", 30},
-		{"gem", "../../stacks/ruby-rails/Gemfile.lock", 52},
+		{"gem", "../../stacks/ruby-rails/Gemfile.lock", 53},
 		{"maven", "../../stacks/java-spring/dependency-tree.txt", 57},
 		{"debian", "../../stacks/c-libmicrohttpd/packages.txt", 105},
 	} {
