@@ -21,16 +21,20 @@ type Engine struct {
 	// Container is true when the role's programs ran in containers on the
 	// engine (the load generator named by LOADGEN_ENGINE), false when they
 	// ran on the bench's machine itself.
-	Container     bool        `json:"container"`
-	Name          string      `json:"name"`
-	ServerVersion string      `json:"server_version"`
-	Kernel        string      `json:"kernel"`
-	OS            string      `json:"operating_system"`
-	NCPU          int         `json:"ncpu"`
-	MemoryBytes   int64       `json:"memory_bytes"`
-	CgroupVersion string      `json:"cgroup_version"`
-	CgroupDriver  string      `json:"cgroup_driver"`
-	Machine       Fingerprint `json:"machine"`
+	Container     bool   `json:"container"`
+	Name          string `json:"name"`
+	ServerVersion string `json:"server_version"`
+	Kernel        string `json:"kernel"`
+	OS            string `json:"operating_system"`
+	NCPU          int    `json:"ncpu"`
+	MemoryBytes   int64  `json:"memory_bytes"`
+	CgroupVersion string `json:"cgroup_version"`
+	CgroupDriver  string `json:"cgroup_driver"`
+	// RootDir is the engine's data root: with Name, which engine it is
+	// (two engines on one machine differ by it), whatever the profile
+	// called it ("" and "default" are one engine).
+	RootDir string      `json:"docker_root_dir"`
+	Machine Fingerprint `json:"machine"`
 }
 
 // DockerInfo is what an Engine keeps of `docker info --format '{{json .}}'`.
@@ -43,6 +47,7 @@ type DockerInfo struct {
 	MemTotal        int64
 	CgroupVersion   string
 	CgroupDriver    string
+	DockerRootDir   string
 }
 
 // ReadEngines reads an engines file (role → Engine, as record engine writes it).
@@ -67,9 +72,13 @@ func sameEngine(a, b Engine) bool {
 		ma.CPUModel == mb.CPUModel && ma.VM == mb.VM
 }
 
+// id names the engine itself: its machine and data root.
+func (e Engine) id() string { return e.Name + "\x00" + e.RootDir }
+
 // SameEngines tells whether two runs' engine sets are the same: the same
 // roles, each on the same kind of machine and engine with the same CPUs,
-// and the same roles sharing an engine. Two runs that recorded no engines
+// and the same roles sharing an engine (by its machine and data root,
+// not by the name the profile gives it). Two runs that recorded no engines
 // (one local engine, the default) are the same set.
 func SameEngines(a, b map[string]Engine) bool {
 	if len(a) != len(b) {
@@ -81,7 +90,7 @@ func SameEngines(a, b map[string]Engine) bool {
 			return false
 		}
 		for other, oa := range a {
-			if (oa.Engine == ea.Engine) != (b[other].Engine == eb.Engine) {
+			if (oa.id() == ea.id()) != (b[other].id() == eb.id()) {
 				return false
 			}
 		}

@@ -49,7 +49,7 @@ func engine(path string, args []string) error {
 	engines[role] = manifest.Engine{
 		Engine: *name, CPUs: *cpus, Container: *container,
 		Name: di.Name, ServerVersion: di.ServerVersion, Kernel: di.KernelVersion, OS: di.OperatingSystem,
-		NCPU: di.NCPU, MemoryBytes: di.MemTotal, CgroupVersion: di.CgroupVersion, CgroupDriver: di.CgroupDriver,
+		NCPU: di.NCPU, MemoryBytes: di.MemTotal, CgroupVersion: di.CgroupVersion, CgroupDriver: di.CgroupDriver, RootDir: di.DockerRootDir,
 		Machine: fp,
 	}
 	b, err := json.MarshalIndent(engines, "", "  ")
