@@ -115,7 +115,14 @@ func EnginesLine(e map[string]Engine) string {
 		if name == "" {
 			name = "the bench's engine"
 		}
-		parts = append(parts, fmt.Sprintf("%s on %s (%s, Docker %s, %d CPUs, CPUs %s)", r, name, x.Name, x.ServerVersion, x.NCPU, x.CPUs))
+		where := ""
+		if app, ok := e["app"]; ok && r != "app" {
+			where = ", an engine of its own"
+			if app.id() == x.id() {
+				where = ", the app's engine"
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s on %s (%s%s, Docker %s, %d CPUs, CPUs %s)", r, name, x.Name, where, x.ServerVersion, x.NCPU, x.CPUs))
 	}
 	return strings.Join(parts, ", ")
 }
