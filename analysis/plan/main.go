@@ -7,9 +7,11 @@
 //	    "size_runs PROFILE N" and "size_build 0|1", then "row ROW STACK",
 //	    "env ROW KEY=VALUE", "build ROW KEY=VALUE" (a variant's build
 //	    arguments), "slots ROW N" and "window ID" lines in order
-//	plan window STUDY ID [--connections N]
+//	plan window STUDY ID [--connections N] [--warm-each 0|1]
 //	    one window's facts as "key value" lines (fresh_db, rows, companion,
-//	    ceiling, connections, rate, upstream_delay_ms)
+//	    ceiling, connections, rate, upstream_delay_ms, and warm: each,
+//	    first (a container's first window only) or never, for the
+//	    profile's --warm-each)
 //	plan oha STUDY ID --url BASE [--connections N] [--companion | --ceiling]
 //	    oha's arguments for the window's load (or its companion's, or its
 //	    ceiling's against the mock at BASE), NUL-separated
@@ -18,6 +20,13 @@
 //	    line each; exit 1 when one fails
 //	plan order SEED ROW...
 //	    the paired profile's order of ROWs in slice SEED (order.go), one a line
+//	plan eta-start STUDY --state FILE --rows N --runs N ... (eta.go)
+//	    the bench's schedule counted and its first estimate, into FILE;
+//	    prints the line the bench shows ("2 run(s) of 9 row(s) × 4
+//	    window(s), about 3m05s")
+//	plan eta FILE left|first|phases|done KIND MS|skip KIND N|add-runs N|
+//	              row-done WINDOWS RESTARTS WARMUPS|per-run KIND|left-of KIND
+//	    the time left, a phase measured or dropped, what a run holds
 //	plan ramp|targets|vegeta STUDY ID ...
 //	    a capacity case's next step, its request mix and the generator's
 //	    arguments (ramp.go)
@@ -74,6 +83,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = vegetaArgs(path, rest, stdout)
 	case "order":
 		err = order(path, rest, stdout)
+	case "eta-start":
+		err = etaStart(path, rest, stdout)
+	case "eta":
+		err = etaCommand(path, rest, stdout)
 	case "checks":
 		var failed bool
 		failed, err = checks(path, rest, stdout)
@@ -81,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order, eta-start, eta)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
@@ -234,6 +247,83 @@ func stackDatabases(dirs []string, stack string) []string {
 	return []string{study.DatabaseSQLite}
 }
 
+func etaStart(path string, args []string, out io.Writer) error {
+	fl := flag.NewFlagSet("eta-start", flag.ContinueOnError)
+	state := fl.String("state", "", "the ETA's state file (in the bench's scratch folder)")
+	conns := fl.Int("connections", 32, "the host profile's default connections")
+	var sc Schedule
+	fl.BoolVar(&sc.Paired, "paired", false, "the paired profile: every row up at once, slices alternating")
+	fl.IntVar(&sc.Rows, "rows", 0, "the bench's rows")
+	fl.IntVar(&sc.Runs, "runs", 0, "runs (slices, paired)")
+	fl.IntVar(&sc.WarmupS, "warmup", 0, "the profile's warm-up, seconds")
+	fl.IntVar(&sc.DurationS, "duration", 0, "a window's length, seconds")
+	warmEach := fl.Int("warm-each", 1, "1: every window warms up; 0: a container's first only")
+	quiet := fl.Int("quiet-gate", 1, "1: the quiet-host gate waits before each run")
+	fl.IntVar(&sc.QuietForS, "quiet-for", 0, "the gate's quiet seconds")
+	fl.IntVar(&sc.QuietTimeoutS, "quiet-timeout", 0, "the gate's longest wait, seconds")
+	fl.Float64Var(&sc.QuietLoad, "quiet-load", 2.0, "the gate's 1-minute load")
+	sampler := fl.Int("sampler", 1, "1: the cgroup sampler runs")
+	check := fl.String("sampler-check", "", "the window measured again without the sampler (empty: none)")
+	if err := parseFlags("eta-start", args, fl); err != nil {
+		return err
+	}
+	if *state == "" || sc.Rows < 1 || sc.Runs < 1 {
+		return &usageError{"want --state FILE, --rows N and --runs N (N of 1 or more)"}
+	}
+	s, err := study.Load(path)
+	if err != nil {
+		return err
+	}
+	sc.WarmEach, sc.QuietGate, sc.SamplerCheck = *warmEach == 1, *quiet == 1, *sampler == 1 && *check != ""
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			sc.Load1, _ = strconv.ParseFloat(f[0], 64)
+		}
+	}
+	for _, w := range s.Windows(*conns) {
+		f := WindowFacts{FreshDB: w.Case.FreshDB, Ceiling: w.Case.Ceiling, Ramp: w.Case.Ramp != nil}
+		if f.Ramp {
+			f.RampSteps = ramp.Expected(w.Case.Ramp)
+		}
+		sc.Windows = append(sc.Windows, f)
+	}
+	if len(sc.Windows) == 0 {
+		return &study.Error{Path: path, Msg: "no windows to run"}
+	}
+	e := Plan(sc)
+	e.FirstS = e.LeftS()
+	if err := e.Save(*state); err != nil {
+		return err
+	}
+	if sc.Paired {
+		fmt.Fprintf(out, "paired: %d slice(s) of %d s for each of %d row(s) × %d case(s), all rows up at once, about %s\n",
+			sc.Runs, sc.DurationS, sc.Rows, len(sc.Windows), Fmt(e.FirstS))
+	} else {
+		fmt.Fprintf(out, "%d run(s) of %d row(s) × %d window(s), about %s\n", sc.Runs, sc.Rows, len(sc.Windows), Fmt(e.FirstS))
+	}
+	return nil
+}
+
+func etaCommand(state string, args []string, out io.Writer) error {
+	e, err := Load(state)
+	if err != nil {
+		return err
+	}
+	text, changed, err := e.Command(args)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if changed {
+		if err := e.Save(state); err != nil {
+			return err
+		}
+	}
+	if text != "" {
+		fmt.Fprintln(out, text)
+	}
+	return nil
+}
+
 func loadWindow(path, id string, conns int) (*study.Study, study.Window, error) {
 	s, err := study.Load(path)
 	if err != nil {
@@ -252,6 +342,7 @@ func window(path string, args []string, out io.Writer) error {
 	}
 	fl := flag.NewFlagSet("window", flag.ContinueOnError)
 	conns := fl.Int("connections", 32, "the host profile's default connections")
+	warmEach := fl.Int("warm-each", 1, "1: the profile warms every window up; 0: a container's first only")
 	if err := parseFlags("window", args[1:], fl); err != nil {
 		return err
 	}
@@ -276,6 +367,16 @@ func window(path string, args []string, out io.Writer) error {
 	}
 	if c.Ramp != nil {
 		fmt.Fprintf(out, "ramp_steps %d\n", ramp.Expected(c.Ramp))
+	}
+	// warm: does the window get a warm-up of its own (WarmBefore)
+	f := WindowFacts{Ramp: c.Ramp != nil}
+	switch {
+	case WarmBefore(f, false, *warmEach == 1):
+		fmt.Fprintln(out, "warm each")
+	case WarmBefore(f, true, *warmEach == 1):
+		fmt.Fprintln(out, "warm first")
+	default:
+		fmt.Fprintln(out, "warm never")
 	}
 	return nil
 }

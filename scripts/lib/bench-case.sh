@@ -5,7 +5,7 @@
 # What each window sends comes from the study, through analysis/plan
 # (plan_windows fills WIN_* once per bench); nothing here names a case.
 
-declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=() WIN_RAMP_STEPS=()
+declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=() WIN_WARM=()
 
 # plan_windows: each window's facts, and its oha arguments in $WORK/plan/
 # (NUL-separated, as analysis/plan writes them)
@@ -20,9 +20,9 @@ plan_windows() {
         ceiling) WIN_CEILING[$w]=$value ;;
         rows) WIN_ROWS[$w]=$value ;;
         ramp) WIN_RAMP[$w]=$value ;;
-        ramp_steps) WIN_RAMP_STEPS[$w]=$value ;;
+        warm) WIN_WARM[$w]=$value ;;
       esac
-    done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS")
+    done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --warm-each "$WARM_EACH")
     if ((WIN_RAMP[$w])); then
       [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || {
         echo "bench: ${STUDY_FILE#"$LAB_ROOT"/}: window $w is a capacity ramp, and vegeta on the load generator's own engine (LOADGEN_ENGINE) is not built yet" >&2
@@ -217,22 +217,10 @@ warm_up() {
   return 0
 }
 
-# warm_before WINDOW FIRST: does WINDOW get a warm-up of its own? Every
-# window does in the full profile; in the quick one only a container's
-# first (FIRST=1); a ramp warms up at each of its steps instead. The bench
-# asks it before each window, the ETA over the plan.
-warm_before() { ! ((WIN_RAMP[$1])) && ((WARM_EACH || $2)); }
-
-# eta_row_done WINDOWS RESTARTS [WARMUPS]: a row is over; the windows,
-# planned restarts and warm-ups it did not get to will not happen
-eta_row_done() {
-  local w fresh=0
-  for w in "${WINDOWS[@]}"; do ((WIN_FRESH[$w])) && fresh=$((fresh + 1)); done
-  (($1 < ${#WINDOWS[@]})) && eta_skip window $((${#WINDOWS[@]} - $1))
-  (($2 < fresh)) && eta_skip restart $((fresh - $2))
-  ((${3:-0} < ETA_WARMUPS_PER_ROW)) && eta_skip warmup $((ETA_WARMUPS_PER_ROW - ${3:-0}))
-  return 0
-}
+# warm_before WINDOW FIRST: does WINDOW get a warm-up of its own, FIRST=1
+# for a container's first window? As plan window said (warm each, first
+# or never: the rule and its ETA are analysis/plan's, eta.go).
+warm_before() { [[ "${WIN_WARM[$1]}" == each || ("${WIN_WARM[$1]}" == first && $2 == 1) ]]; }
 
 # check_row ROW DIR: before any window counts, APP.md's checks for a lab
 # stack and the study's per-case checks for every row, into DIR/verify.txt;

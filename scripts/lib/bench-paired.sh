@@ -84,14 +84,13 @@ paired_fail() {
 }
 
 bench_paired_main() {
-  local w k row first=1 rows=${#ROWS[@]} fresh=0 up=()
+  local w k row first=1 rows=${#ROWS[@]} up=()
   ((rows >= 2)) || die "bench: the paired profile compares rows: ${STUDY_FILE#"$LAB_ROOT"/} runs ${rows} (give two or more with --stacks)"
   for w in "${WINDOWS[@]}"; do
     ((WIN_RAMP[$w])) && die "bench: the paired profile runs closed-loop cases; '$w' is a capacity ramp"
-    ((WIN_FRESH[$w])) && fresh=$((fresh + 1))
   done
   paired_plan
-  eta_start_paired "$fresh"
+  eta_start --paired
   ((NEEDS_UPSTREAM)) && upstream_start
   # one wait and one watch for every slice: each slice's evidence is theirs
   QUIET_GATE_FILE="$WORK/paired.gate.json"
@@ -100,7 +99,7 @@ bench_paired_main() {
   quiet_watch_start "$WORK/paired.quiet.json"
   for ((k = 1; k <= RUNS; k++)); do mkdir -p "$RUN_DIR/raw/run-$k"; done
   # the mock's own ceiling, once (run-1), for the upstream rows to be read against
-  ((${ETA_LEFT[ceilings]:-0})) && eta_timed ceilings upstream_ceilings 1
+  (($(eta left-of ceilings))) && eta_timed ceilings upstream_ceilings 1
   local wi t0 rc
   declare -gA P_OUT=()
   for ((wi = 0; wi < ${#WINDOWS[@]}; wi++)); do
@@ -167,24 +166,3 @@ bench_paired_main() {
   bench_finish
 }
 
-# eta_start_paired FRESH: the paired plan's phases: one quiet wait, each
-# row booted once and restarted for each later fresh_db case (its warm-up
-# counted in), RUNS slices of every row in every case, one stop each
-eta_start_paired() {
-  local rows=${#ROWS[@]} later=$1
-  ((WIN_FRESH[${WINDOWS[0]}])) && later=$((later - 1))
-  ETA_PER_RUN=([window]=$((rows * ${#WINDOWS[@]})))
-  ETA_GUESS_MS=([quiet]=$(((QUIET_FOR + 1) * 1000)) [boot]=$((2000 + WARMUP * 1000)) [restart]=$((1500 + WARMUP * 1000))
-    [window]=$((DURATION * 1000 + 400)) [stop]=500)
-  eta_add_runs "$RUNS"
-  ETA_LEFT[window]=$((ETA_LEFT[window] + rows * ${#WINDOWS[@]}))
-  local w ceilings=0
-  for w in "${WINDOWS[@]}"; do ((WIN_CEILING[$w])) && ceilings=1; done
-  ETA_GUESS_MS[ceilings]=$((DURATION * 1000 + 500))
-  ETA_GUESS_MS[sampler]=$((DURATION * 1000 + 400))
-  ((SAMPLER)) && [[ -n "$SAMPLER_CHECK" ]] && ETA_LEFT[sampler]=$RUNS
-  ETA_LEFT[ceilings]=$ceilings ETA_LEFT[quiet]=$QUIET_GATE ETA_LEFT[boot]=$rows ETA_LEFT[restart]=$((rows * later)) ETA_LEFT[stop]=$rows
-  ETA_T0_MS=$(eta_now)
-  ETA_FIRST_S=$(eta_left_s)
-  note "bench: paired: $RUNS slice(s) of ${DURATION} s for each of ${#ROWS[@]} row(s) × ${#WINDOWS[@]} case(s), all rows up at once, about $(eta_fmt "$ETA_FIRST_S")"
-}

@@ -326,7 +326,7 @@ bench_pause() {
 bench_run() {
   local run=$1 row
   mkdir -p "$RUN_DIR/raw/run-$run"
-  ((${ETA_PER_RUN[ceilings]:-0})) && eta_timed ceilings upstream_ceilings "$run"
+  (($(eta per-run ceilings))) && eta_timed ceilings upstream_ceilings "$run"
   while read -r row; do
     bench_pause
     late_image "$run" "$row" || { eta_row_done 0 0; eta_skip boot 1; eta_skip stop 1; continue; }
