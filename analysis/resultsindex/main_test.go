@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"stacklab/analysis/synth"
 )
 
 // The committed results/README.md and results/index.html are what the
@@ -38,15 +40,7 @@ const manifestSize = `{"manifest_version":2,"complete":true,"started_at":"2026-1
  "study":"size","profile":"quick","host":{"profile":"local","settings":{},"fingerprint":{"cpu_model":"Test CPU","cores":4}},
  "parameters":{"runs":1,"stacks":["go-nethttp"]},"runs":[{"run":1,"order":[],"discarded":[]}]}`
 
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+var write = synth.File
 
 // What a reader of the index sees: each folder's quiet verdict, its runs
 // and discarded runs, its links, and a folder without a manifest listed by

@@ -10,17 +10,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"stacklab/analysis/synth"
 )
 
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+var write = synth.File
 
 // An inline # comment is read one way: after white space it is a comment,
 // inside a word or quotes it is part of the value; so a stack recorded,

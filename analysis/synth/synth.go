@@ -110,6 +110,18 @@ func Temp(t testing.TB, name string, sp Spec) string {
 	return dir
 }
 
+// File writes text to path, its folders made as needed; a failure ends
+// the test.
+func File(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Write creates dir (which must not exist) and fills it.
 func Write(dir string, sp Spec) error {
 	st, err := study.Load(StudyPath(sp.Study))
