@@ -53,6 +53,11 @@ import (
 	"stacklab/analysis/study"
 )
 
+// defaultConnections is a window's closed-loop connections when the bench
+// gives none (--connections: the host profile's CONNECTIONS, 32 on every
+// profile so far).
+const defaultConnections = 32
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -118,7 +123,7 @@ func describe(path string, args []string, out io.Writer) error {
 	fl := flag.NewFlagSet("describe", flag.ContinueOnError)
 	root := fl.String("lab-root", "", "the lab's folder (stacks/ under it)")
 	stacks := fl.String("stacks", "", "rows to run instead of the study's")
-	conns := fl.Int("connections", 32, "the host profile's default connections")
+	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
 	if err := parseFlags("describe", args, fl); err != nil {
 		return err
@@ -250,7 +255,7 @@ func stackDatabases(dirs []string, stack string) []string {
 func etaStart(path string, args []string, out io.Writer) error {
 	fl := flag.NewFlagSet("eta-start", flag.ContinueOnError)
 	state := fl.String("state", "", "the ETA's state file (in the bench's scratch folder)")
-	conns := fl.Int("connections", 32, "the host profile's default connections")
+	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	var sc Schedule
 	fl.BoolVar(&sc.Paired, "paired", false, "the paired profile: every row up at once, slices alternating")
 	fl.IntVar(&sc.Rows, "rows", 0, "the bench's rows")
@@ -341,7 +346,7 @@ func window(path string, args []string, out io.Writer) error {
 		return &usageError{"want a window id"}
 	}
 	fl := flag.NewFlagSet("window", flag.ContinueOnError)
-	conns := fl.Int("connections", 32, "the host profile's default connections")
+	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	warmEach := fl.Int("warm-each", 1, "1: the profile warms every window up; 0: a container's first only")
 	if err := parseFlags("window", args[1:], fl); err != nil {
 		return err
@@ -387,7 +392,7 @@ func ohaArgs(path string, args []string, out io.Writer) error {
 	}
 	fl := flag.NewFlagSet("oha", flag.ContinueOnError)
 	base := fl.String("url", "", "http://127.0.0.1:PORT of the app (or the mock, with --ceiling)")
-	conns := fl.Int("connections", 32, "the host profile's default connections")
+	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	companion := fl.Bool("companion", false, "the companion load's arguments")
 	ceiling := fl.Bool("ceiling", false, "oha straight at the mock upstream")
 	if err := parseFlags("oha", args[1:], fl); err != nil {

@@ -257,8 +257,8 @@ func LoadSteps(dir string) ([]Step, error) {
 		}
 		if known {
 			// The lanes ran at once on the same CPUs: saturated when
-			// together they used more than 90% of them.
-			sum.Saturated = sum.Share() > 0.9
+			// together they used more than SaturatedShare of them.
+			sum.Saturated = sum.Share() > SaturatedShare
 			s.Loadgen = &sum
 		}
 		if exists(base + ".cgroup.jsonl") {

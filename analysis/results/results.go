@@ -160,8 +160,14 @@ type Loadgen struct {
 	CPUs       string  `json:"cpus"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	WindowS    float64 `json:"window_s"`
-	Saturated  bool    `json:"saturated"`
+	Saturated  bool    `json:"saturated"` // used more than SaturatedShare of its CPUs
 }
+
+// SaturatedShare is the share of its CPUs above which a load generator (or
+// the lanes of a capacity step together) counts as saturated: its figures
+// are then its own limit, not the app's. Written into the raw loadgen.json
+// by record and read again by the capacity steps: the one definition.
+const SaturatedShare = 0.9
 
 // Share is the generator's CPU time as a fraction of the CPUs it had.
 func (l *Loadgen) Share() float64 {

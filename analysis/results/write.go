@@ -47,7 +47,7 @@ func LoadgenFromTime(timeOutput, cpus string) (Loadgen, error) {
 		return Loadgen{}, fmt.Errorf("--cpus %q is not a CPU list like 1 or 0-3", cpus)
 	}
 	cpu := v[0] + v[1]
-	return Loadgen{CPUs: cpus, CPUSeconds: round3(cpu), WindowS: round3(v[2]), Saturated: cpu > 0.9*float64(n)*v[2]}, nil
+	return Loadgen{CPUs: cpus, CPUSeconds: round3(cpu), WindowS: round3(v[2]), Saturated: cpu > SaturatedShare*float64(n)*v[2]}, nil
 }
 
 func round3(x float64) float64 {

@@ -226,7 +226,7 @@ func Write(dir string, sp Spec) error {
 					return err
 				}
 				share := 0.55 + 0.1*float64(si)
-				if err := writeJSON(filepath.Join(sdir, c+".loadgen.json"), results.Loadgen{CPUs: "1", CPUSeconds: share * 15, WindowS: 15, Saturated: share > 0.9}); err != nil {
+				if err := writeJSON(filepath.Join(sdir, c+".loadgen.json"), results.Loadgen{CPUs: "1", CPUSeconds: share * 15, WindowS: 15, Saturated: share > results.SaturatedShare}); err != nil {
 					return err
 				}
 				if win.Case.Rows != "" {

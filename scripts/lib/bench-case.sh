@@ -354,11 +354,13 @@ sampler_check() {
   eta_done sampler "$t0"
 }
 
-# sampler_interval: 100 ms, longer for long windows: about 75 samples a
-# window at most (the sampler shares the load generator's CPUs)
+# sampler_interval: SAMPLER_MIN_MS, longer for long windows: about
+# SAMPLES_PER_WINDOW samples a window at most (the sampler shares the load
+# generator's CPUs)
+SAMPLES_PER_WINDOW=75 SAMPLER_MIN_MS=100
 sampler_interval() {
-  local ms=$((DURATION * 1000 / 75))
-  echo "$((ms < 100 ? 100 : ms))ms"
+  local ms=$((DURATION * 1000 / SAMPLES_PER_WINDOW))
+  echo "$((ms < SAMPLER_MIN_MS ? SAMPLER_MIN_MS : ms))ms"
 }
 
 # sampler_run OUT: the sampler on the load generator's CPUs, its own CPU

@@ -1,0 +1,50 @@
+// Package owners is the table of the lab's decisions and method constants
+// that have one owner each: the file that may define it. Its test (go
+// test, so `just test`) reads every tracked file of the lab's own code and
+// fails on a definition outside the owner, listing each; docs/architecture.md
+// ("Who decides what") is this table in prose and names every owner.
+package owners
+
+import "regexp"
+
+// Owned is one decision or constant, its owner and what a definition of it
+// looks like in the files searched.
+type Owned struct {
+	What  string
+	Owner string         // the one file that defines it ("" for a form nothing may use any more)
+	Def   *regexp.Regexp // a line that defines it
+	In    func(path string) bool
+}
+
+func goCode(p string) bool { return hasSuffix(p, ".go") && !hasSuffix(p, "_test.go") }
+
+func shell(p string) bool {
+	return hasPrefix(p, "scripts/") || p == "lab" || p == "Justfile" || hasSuffix(p, ".just") || hasSuffix(p, "/build-image")
+}
+
+func code(p string) bool { return goCode(p) || shell(p) }
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+func hasSuffix(s, p string) bool { return len(s) >= len(p) && s[len(s)-len(p):] == p }
+
+// Table is every decision with one owner.
+var Table = []Owned{
+	{"the saturation threshold of a load generator (0.9 of its CPUs)", "analysis/results/results.go",
+		regexp.MustCompile(`[Ss]aturat.*\b0\.9\b|\b0\.9\b.*[Ss]aturat|Share\(\)\s*>\s*0\.\d|SaturatedShare\s*=`), goCode},
+	{"a window's default closed-loop connections (32)", "analysis/plan/main.go",
+		regexp.MustCompile(`"connections",\s*[1-9]|defaultConnections\s*=`), goCode},
+	{"the request timeout (REQUEST_TIMEOUT_S, 30 s)", "scripts/lib/bench-case.sh",
+		regexp.MustCompile(`REQUEST_TIMEOUT_S=|-t\s+"?[0-9]+s"?`), shell},
+	{"the cgroup sampler's samples per window (75) and shortest interval (100 ms)", "scripts/lib/bench-case.sh",
+		regexp.MustCompile(`SAMPLES_PER_WINDOW=|SAMPLER_MIN_MS=|\*\s*1000\s*/\s*[0-9]+\b`), shell},
+	{"the schedule's counts and the ETA's guesses (boot 2600 ms, restart 1450 ms, stop 150 ms, the paired profile's)", "analysis/plan/eta.go",
+		regexp.MustCompile(`\b(2600|1450)\b|guess[A-Z]\w*\s*=|paired[A-Z]\w*(Ms|Over)\s*=|ETA_GUESS|ETA_PER_RUN`), code},
+	{"which windows get a warm-up of their own", "analysis/plan/eta.go",
+		regexp.MustCompile(`WARM_EACH\s*\|\||func WarmBefore`), code},
+	{"the paired profile's slice order (a seeded shuffle)", "analysis/plan/order.go",
+		regexp.MustCompile(`\bsrand\b|rand\.NewPCG\(|\bshuf\b`), code},
+	{"which folders are stacks, and a stack's values (stack.env)", "analysis/stackenv/stackenv.go",
+		regexp.MustCompile(`source\s+\S*stack\.env|-f\s+\S*stack\.env|Stat\(.*"stack\.env"|func IsStack`), code},
+	{"an image's tag (the hash of its inputs)", "analysis/stackenv/tag.go",
+		regexp.MustCompile(`image_inputs_hash\s*\(\)|toolchain_version\s*\(\)|func \(l Lab\) InputsHash`), code},
+}

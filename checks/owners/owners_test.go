@@ -1,0 +1,123 @@
+package owners
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const root = "../.."
+
+func tracked(t *testing.T) []string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("skipped: no git, so no list of the lab's files")
+	}
+	out, err := exec.Command("git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Skipf("skipped: not a git checkout (%v)", err)
+	}
+	var files []string
+	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if strings.HasPrefix(f, "results/") || strings.Contains(f, "testdata/") || strings.HasPrefix(f, "checks/owners/") {
+			continue
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// No decision in Table is defined outside its owner, and each owner
+// still defines it (so the table follows the code when a decision moves).
+func TestOneOwner(t *testing.T) {
+	files := tracked(t)
+	found := make([]int, len(Table))
+	for _, f := range files {
+		var which []int
+		for i, o := range Table {
+			if o.In(f) {
+				which = append(which, i)
+			}
+		}
+		if len(which) == 0 {
+			continue
+		}
+		fh, err := os.Open(filepath.Join(root, f))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := sc.Text()
+			if l := strings.TrimSpace(line); strings.HasPrefix(l, "#") || strings.HasPrefix(l, "//") {
+				continue
+			}
+			for _, i := range which {
+				o := Table[i]
+				if !o.Def.MatchString(line) {
+					continue
+				}
+				if f == o.Owner {
+					found[i]++
+					continue
+				}
+				t.Errorf("%s:%d: %s is defined here, outside its owner %s: %s", f, n, o.What, or(o.Owner, "(none: this form is gone)"), strings.TrimSpace(line))
+			}
+		}
+		fh.Close()
+	}
+	for i, o := range Table {
+		if o.Owner != "" && found[i] == 0 {
+			t.Errorf("%s: defines no %s any more: move the entry in checks/owners to the file that does", o.Owner, o.What)
+		}
+	}
+}
+
+// docs/architecture.md's table of owners names each of them.
+func TestDocsNameEachOwner(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "docs/architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range Table {
+		if o.Owner != "" && !strings.Contains(string(b), "`"+o.Owner+"`") {
+			t.Errorf("docs/architecture.md names no owner `%s` (of %s)", o.Owner, o.What)
+		}
+	}
+}
+
+// A definition outside its owner is found (the check can fail).
+func TestFindsASecondDefinition(t *testing.T) {
+	for _, c := range []struct{ line, what string }{
+		{`Saturated: cpu > 0.9*float64(n)*v[2]`, "saturation"},
+		{`conns := fl.Int("connections", 32, "")`, "connections"},
+		{`REQUEST_TIMEOUT_S=${LAB_REQUEST_TIMEOUT_S:-30}`, "request timeout"},
+		{`local ms=$((DURATION * 1000 / 75))`, "samples per window"},
+		{`ETA_GUESS_MS=([boot]=2600)`, "guesses"},
+		{`warm_before() { ! ((WIN_RAMP[$1])) && ((WARM_EACH || $2)); }`, "warm-up"},
+		{`awk 'BEGIN { srand(seed) }'`, "slice order"},
+		{`[[ -f "$dir/stack.env" ]] || die`, "which folders are stacks"},
+		{`image_inputs_hash() {`, "image's tag"},
+	} {
+		hit := false
+		for _, o := range Table {
+			if o.Def.MatchString(c.line) && strings.Contains(o.What, c.what) {
+				hit = true
+			}
+		}
+		if !hit {
+			t.Errorf("%q: not seen as a definition of %s", c.line, c.what)
+		}
+	}
+}
+
+func or(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a
+}
