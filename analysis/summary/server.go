@@ -20,7 +20,8 @@ const serverShare = 0.5
 // serverWords is what the server's samples show over sp (the samples in
 // it, with one either side): how many backends were active, what they
 // waited on most, checkpoints; and whether a wait of the server's own
-// (not CPU, not the client) held most of them. "" without samples.
+// (not CPU, not the client) held most of them, a backend or more at
+// every sample on average. "" without samples.
 func serverWords(samples []pglog.Sample, sp span) (string, bool) {
 	if len(samples) == 0 {
 		return "", false
@@ -76,6 +77,15 @@ func serverWords(samples []pglog.Sample, sp span) (string, bool) {
 	if w.Checkpoints > 0 {
 		parts = append(parts, fmt.Sprintf("%d checkpoint(s) wrote %d buffers", w.Checkpoints, w.BuffersCheckpoint))
 	}
-	held := w.TopWait != "" && !strings.HasPrefix(w.TopWait, "Client:") && w.WaitShare[w.TopWait] >= serverShare
+	// The server held the stretch when its top wait (not the client's)
+	// took most of the active backends' samples and, on average, at least
+	// one backend sat in it at every sample: a wait seen now and then
+	// beside an app that kept its requests to itself explains nothing.
+	waiting := 0
+	for _, x := range in {
+		waiting += x.Waits[w.TopWait]
+	}
+	held := w.TopWait != "" && !strings.HasPrefix(w.TopWait, "Client:") && w.WaitShare[w.TopWait] >= serverShare &&
+		float64(waiting) >= float64(len(in))
 	return fmt.Sprintf("Postgres over that stretch (%d samples): %s", len(in), strings.Join(parts, "; ")), held
 }
