@@ -18,7 +18,7 @@ func TestParseLockOnTheStacks(t *testing.T) {
 		{"pip", "../../stacks/python-fastapi/requirements.txt", 30},
 		{"gem", "../../stacks/ruby-rails/Gemfile.lock", 53},
 		{"maven", "../../stacks/java-spring/dependency-tree.txt", 57},
-		{"debian", "../../stacks/c-libmicrohttpd/packages.txt", 105},
+		{"debian", "../../stacks/c-libmicrohttpd/packages.txt", 106},
 	} {
 		b, err := os.ReadFile(c.file)
 		if err != nil {
