@@ -657,3 +657,25 @@ func TestCollect(t *testing.T) {
 		t.Fatalf("got %q", h)
 	}
 }
+
+// A pool that sheds a request answers 503 {"ok":false,"error":…} as APP.md
+// says; anything else at 503 is not that answer.
+func TestDBBusyIsAPPmdsAnswerOnly(t *testing.T) {
+	ans := func(status int, ct, body string) *answer {
+		return &answer{method: "POST", path: "/bench/write", status: status, header: http.Header{"Content-Type": {ct}}, body: []byte(body), framed: true}
+	}
+	for _, c := range []struct {
+		a    *answer
+		want bool
+	}{
+		{ans(503, "application/json", `{"ok":false,"error":"no database connection within 25ms"}`), true},
+		{ans(200, "application/json", `{"ok":true,"id":7}`), false},
+		{ans(503, "text/plain", `busy`), false},
+		{ans(503, "application/json", `{"ok":false}`), false},
+		{ans(500, "application/json", `{"ok":false,"error":"x"}`), false},
+	} {
+		if got := dbBusy(c.a); got != c.want {
+			t.Errorf("dbBusy(%d %s) = %v, want %v", c.a.status, c.a.body, got, c.want)
+		}
+	}
+}
