@@ -24,15 +24,12 @@ import (
 // record timing keeps them.
 var Kinds = []string{"quiet", "ceilings", "boot", "warmup", "window", "restart", "sampler", "stop"}
 
-// What a phase took on this project's machines, the guesses until one of
-// its kind is measured (traced 2026-12-01: a window 0.3 s more than its
-// length (warm-up apart), the canary's four readings 0.18 s of it; a
-// warm-up 40 ms more than its length; boot and checks 2.6 s and a restart
-// 1.45 s on average over the nine stacks, 0.3 s for go and c, 8 s for
-// java-spring). A warm-up runs until the app is steady: 5.0 s on average
-// over the 72 of the default quick study, nine stacks
-// (results/2026-12-01-local-all-quick-steady), never under the profile's
-// warm-up; a ramp's step warms up for the warm-up exactly, and a ramp is
+// What a phase takes, the guesses until one of its kind is measured in
+// the bench itself: a boot with its checks, a restart, a window's time
+// beyond its length (the canary's readings are in it), a warm-up's beyond
+// its length, and a steady warm-up's length, all as the bench's own timing
+// record (the manifest's timing.phases) showed them on this project's
+// machines; a ramp's step warms up for the warm-up exactly, and a ramp is
 // plan's guess of its steps, each a warm-up and a window plus about a
 // second around it.
 const (

@@ -381,6 +381,11 @@ func cargoTree(lock string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cargo %s: %v: %s", strings.Join(args[:len(args)-2], " "), err, strings.TrimSpace(stderr.String()))
 	}
+	// Path packages are named by where they are: relative to the crate's
+	// folder, so the raw file names no path of the machine it ran on.
+	if abs, err := filepath.Abs(filepath.Dir(lock)); err == nil {
+		out = bytes.ReplaceAll(out, []byte("("+abs), []byte("(."))
+	}
 	head := "# cargo " + strings.Join(args[:len(args)-2], " ") + "\n"
 	return append([]byte(head), out...), nil
 }

@@ -86,3 +86,12 @@ func TestParseCargoTree(t *testing.T) {
 		}
 	}
 }
+
+// A path package named relative to the crate (the size study writes them
+// so from 2026-12-02) is the app's own code, as an absolute one was.
+func TestCargoTreeRelativePathPackage(t *testing.T) {
+	got := cargoTree([]byte("# cargo tree\nstacklab_loco v0.1.0 (.)\nmigration v0.1.0 (./migration)\nserde v1.0.1\n"))
+	if len(got) != 1 || got[0] != [2]string{"serde", "1.0.1"} {
+		t.Errorf("cargoTree = %v, want serde only", got)
+	}
+}

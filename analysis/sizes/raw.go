@@ -130,7 +130,8 @@ func ParseDeps(name string, b []byte) ([]Package, error) {
 
 // cargoTree: "name vVERSION" lines, a suffix in parentheses for a
 // proc-macro, a repeat (*), a git source or a path package: the path
-// packages (the app and its workspace members) are the app's own code.
+// packages (the app and its workspace members, by an absolute path or one
+// relative to the crate's folder) are the app's own code.
 func cargoTree(b []byte) [][2]string {
 	var out [][2]string
 	for _, l := range lines(b) {
@@ -138,7 +139,7 @@ func cargoTree(b []byte) [][2]string {
 		if len(f) < 2 || strings.HasPrefix(f[0], "#") || !strings.HasPrefix(f[1], "v") {
 			continue
 		}
-		if strings.Contains(l, " (/") {
+		if strings.Contains(l, " (/") || strings.Contains(l, " (.") {
 			continue
 		}
 		out = append(out, [2]string{f[0], strings.TrimPrefix(f[1], "v")})

@@ -15,8 +15,8 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/units"
-	"stacklab/probes/pglog"
 	"stacklab/probes/hiccuplog"
+	"stacklab/probes/pglog"
 	"stacklab/probes/timeline"
 )
 
