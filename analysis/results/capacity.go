@@ -97,15 +97,11 @@ func (s *Step) hostCPU() string {
 	if err != nil || !several {
 		return ""
 	}
-	for _, set := range []string{"app", "loadgen"} {
-		if u, ok := timeline.CPUSetUse(a, b, set); ok && u.Steal >= ramp.StealShare {
-			return fmt.Sprintf("the hypervisor took %.0f%% of the %s CPUs' time during it", 100*u.Steal, set)
-		}
-	}
-	if u, ok := timeline.CPUSetUse(a, b, "app"); ok {
-		if own, ok := timeline.GroupCPUs(a, b); ok && u.BusyCPUs()-own >= ramp.OtherCPUs {
-			return fmt.Sprintf("other work used %.2f of the app's CPUs during it", u.BusyCPUs()-own)
-		}
+	switch kind, set, v := timeline.HostTook(a, b, ramp.StealShare, ramp.OtherCPUs); kind {
+	case "steal":
+		return fmt.Sprintf("the hypervisor took %.0f%% of the %s CPUs' time during it", 100*v, set)
+	case "other":
+		return fmt.Sprintf("other work used %.2f of the app's CPUs during it", v)
 	}
 	return ""
 }

@@ -45,14 +45,14 @@ func runDelayShare(ts []timeline.Sample) (float64, bool) {
 // either set, other work on the app's CPUs, the generator's CPUs full.
 // cause is "" when none holds.
 func hostCPUWords(in []timeline.Sample) (cause, words string) {
-	for _, set := range []string{"app", "loadgen"} {
-		if u, ok := cpuSetUse(in, set); ok && u.Steal >= ramp.StealShare {
-			return CauseHost, fmt.Sprintf("the hypervisor took %.0f%% of the %s CPUs' time (steal) meanwhile: the host, not the app, was short of CPU", 100*u.Steal, roleWords(set))
-		}
-	}
-	if u, ok := cpuSetUse(in, "app"); ok {
-		if own, ok := cpuUse(in); ok && u.BusyCPUs()-own >= ramp.OtherCPUs {
-			s := fmt.Sprintf("other work used %.2f of the app's %s CPU meanwhile (the CPUs were %.0f%% busy, the app's group %.2f CPU", u.BusyCPUs()-own, fmtCPUs(u.CPUs), 100*u.Busy, own)
+	if len(in) >= 2 {
+		switch kind, set, v := timeline.HostTook(in[0], in[len(in)-1], ramp.StealShare, ramp.OtherCPUs); kind {
+		case "steal":
+			return CauseHost, fmt.Sprintf("the hypervisor took %.0f%% of the %s CPUs' time (steal) meanwhile: the host, not the app, was short of CPU", 100*v, roleWords(set))
+		case "other":
+			u, _ := cpuSetUse(in, "app")
+			own, _ := cpuUse(in)
+			s := fmt.Sprintf("other work used %.2f of the app's %s CPU meanwhile (the CPUs were %.0f%% busy, the app's group %.2f CPU", v, fmtCPUs(u.CPUs), 100*u.Busy, own)
 			if u.Irq > 0 {
 				s += fmt.Sprintf(", the kernel's interrupts %.0f%% more", 100*u.Irq)
 			}

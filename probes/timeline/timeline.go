@@ -361,3 +361,22 @@ func GroupCPUs(a, b Sample) (float64, bool) {
 	}
 	return float64(*b.CPUUsageNs-*a.CPUUsageNs) / (float64(ms) * 1e6), true
 }
+
+// HostTook says whether the host's account of the CPUs from a to b shows
+// the host took the app's CPU: the hypervisor stole steal or more of the
+// app's or the generator's set ("steal", that set and the share), or work
+// other than the group used other CPUs or more of the app's set ("other",
+// "app" and the CPUs). kind is "" when neither holds or it cannot be read.
+func HostTook(a, b Sample, steal, other float64) (kind, set string, v float64) {
+	for _, name := range []string{"app", "loadgen"} {
+		if u, ok := CPUSetUse(a, b, name); ok && u.Steal >= steal {
+			return "steal", name, u.Steal
+		}
+	}
+	if u, ok := CPUSetUse(a, b, "app"); ok {
+		if own, ok := GroupCPUs(a, b); ok && u.BusyCPUs()-own >= other {
+			return "other", "app", u.BusyCPUs() - own
+		}
+	}
+	return "", "", 0
+}
