@@ -24,7 +24,8 @@ import (
 //	    and "max_steps M" lines ("why TEXT" when the step re-measures a rate,
 //	    "cooldown yes" when the app must settle first: the last step failed;
 //	    "restart WHY" instead when it needs a fresh app: the last step lost
-//	    requests),
+//	    requests; "trim yes" when the bench deletes the rows written since
+//	    the seed before the step's warm-up and before its window),
 //	    or "stop REASON" (then "capacity R" or "refused WHY")
 //	plan targets STUDY ID --lane NAME --url BASE
 //	    one lane of the window's request mix (study.Lane) as vegeta JSON
@@ -83,6 +84,9 @@ func rampNext(path string, args []string, out io.Writer) error {
 			fmt.Fprintf(out, "restart %s\n", next.Restart)
 		} else if next.Cooldown {
 			fmt.Fprintln(out, "cooldown yes")
+		}
+		if next.Trim {
+			fmt.Fprintln(out, "trim yes")
 		}
 		return nil
 	}

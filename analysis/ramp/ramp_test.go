@@ -346,3 +346,15 @@ func TestHostCPUDisturbedStepIsRedone(t *testing.T) {
 		t.Errorf("a rate measured again once is not measured a third time: %+v", next)
 	}
 }
+
+// Only a mix that writes trims: a read-only ramp leaves the rows alone.
+func TestTrimsOnlyWhenTheMixWrites(t *testing.T) {
+	c := &study.Case{Ramp: &study.Ramp{}, Mix: []study.MixEntry{{Name: "page", Method: "GET"}}}
+	if Trims(c) {
+		t.Error("a GET-only mix trims")
+	}
+	c.Mix = append(c.Mix, study.MixEntry{Name: "write", Method: "POST"})
+	if !Trims(c) {
+		t.Error("a mix with a POST does not trim")
+	}
+}

@@ -26,7 +26,7 @@ func capacityBlocks(s *summary.Summary) []block {
 		for _, l := range ct.Lanes {
 			lanes += fmt.Sprintf(" The %.0f%% of the mix that waits on the upstream (lane %s) ran as its own generator and is held to p99 ≤ %g ms (the target plus the wait); the p99 column is the rest's.", 100*l.Share, l.Name, l.TargetMs)
 		}
-		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s", ct.P99Ms, ct.ThinkS, lanes))
+		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s%s", ct.P99Ms, ct.ThinkS, lanes, trimWords(ct)))
 		var refused []string
 		for _, r := range ct.Rows {
 			for _, n := range r.Refused {
@@ -42,6 +42,14 @@ func capacityBlocks(s *summary.Summary) []block {
 			chartBlock(capacityChart(ct)))
 	}
 	return out
+}
+
+// trimWords says, when every step started on the seeded rows, that and why.
+func trimWords(ct *summary.CapacityTable) string {
+	if !ct.Trimmed {
+		return ""
+	}
+	return " Every step started on the seeded rows: before its warm-up and again before its window the bench deleted the rows earlier steps had written, because /bench/read counts the whole table and its cost grows with every row (docs/capacity.md); raw step-NN.trim says how many."
 }
 
 func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {

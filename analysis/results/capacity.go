@@ -10,6 +10,7 @@ import (
 	"sort"
 	"stacklab/probes/settlelog"
 	"strconv"
+	"strings"
 	"time"
 
 	"stacklab/analysis/pauses"
@@ -65,6 +66,10 @@ type Step struct {
 	// restarted before the step instead.
 	Settle    *Settle
 	Restarted string
+	// Trimmed is the bench's record of the rows it deleted before the
+	// step's warm-up and its window (step-NN.trim; ramp.Trims), "" when
+	// the step ran on whatever rows the steps before it left.
+	Trimmed string
 	// Pauses are the runtime's own pauses during the step (package pauses).
 	Pauses []pauses.Pause
 }
@@ -277,6 +282,9 @@ func LoadSteps(dir string) ([]Step, error) {
 		}
 		if b, err := os.ReadFile(base + ".restart"); err == nil {
 			s.Restarted = firstLine(string(b))
+		}
+		if b, err := os.ReadFile(base + ".trim"); err == nil {
+			s.Trimmed = strings.TrimSpace(string(b))
 		}
 		out = append(out, s)
 	}

@@ -24,6 +24,9 @@ type CapacityTable struct {
 	// requests that wait on the upstream), beyond the first.
 	Lanes []CapacityLane `json:"lanes,omitempty"`
 	Rows  []CapacityRow  `json:"rows"`
+	// Trimmed: the steps started on the seeded rows (the bench deleted
+	// what earlier steps wrote; ramp.Trims), in every step of every row.
+	Trimmed bool `json:"steps_start_on_seed_rows,omitempty"`
 }
 
 // CapacityLane is a lane of the mix that has its own p99 target.
@@ -155,16 +158,37 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 		for _, l := range c.Lanes()[1:] {
 			t.Lanes = append(t.Lanes, CapacityLane{l.Name, l.Share, l.TargetMs(c.Ramp)})
 		}
+		t.Trimmed = true
 		for _, stack := range f.Manifest.Parameters.Stacks {
 			row, err := s.capacityRow(f, c, stack)
 			if err != nil {
 				return nil, err
 			}
 			t.Rows = append(t.Rows, row)
+			t.Trimmed = t.Trimmed && trimmedAll(f, stack, c.Name)
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// trimmedAll: every measured step of stack's ramps started on the seeded rows.
+func trimmedAll(f *results.Folder, stack, name string) bool {
+	n := 0
+	for _, r := range f.Runs {
+		if win := r.Window(stack, name); win != nil {
+			for _, st := range win.Steps {
+				if len(st.Lanes) == 0 {
+					continue
+				}
+				if st.Trimmed == "" {
+					return false
+				}
+				n++
+			}
+		}
+	}
+	return n > 0
 }
 
 func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (CapacityRow, error) {

@@ -89,10 +89,10 @@ vegeta_step() {
 
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
-  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool restart warm
+  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool restart trim warm
   mkdir -p "$sdir"
   while true; do
-    step="" rate="" why="" cool="" restart="" warm=$WARMUP
+    step="" rate="" why="" cool="" restart="" trim="" warm=$WARMUP
     while read -r key value; do
       case "$key" in
         step) step=$value ;;
@@ -101,6 +101,7 @@ run_ramp() {
         why) why=$value ;;
         cooldown) cool=$value ;;
         restart) restart=$value ;;
+        trim) trim=$value ;;
         stop) stop=$value ;;
         capacity) verdict="capacity $value req/s" ;;
         refused) verdict="no capacity: $value" ;;
@@ -116,7 +117,7 @@ run_ramp() {
       ramp_cooldown "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" || return 0
       [[ ! -e "$sdir/$(printf 'step-%02d' "$step").restart" ]] || warm=$WARMUP_MAX_S
     fi
-    ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" "$warm" || return 0
+    ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" "$warm" "$trim" || return 0
   done
   note "bench: run $run · $row $w: stopped ($stop); $verdict"
 }
@@ -166,15 +167,31 @@ ramp_restart() {
   fi
 }
 
-# ramp_step RUN ROW WINDOW SDIR N RATE WARM: warm up WARM s at RATE, then
-# measure the step while cgsample watches the cgroup; false when the ramp
-# cannot go on
+# ramp_trim ROW BASE WHEN: delete the rows the app wrote since the seed
+# (plan ramp says "trim yes" when the mix writes), a line to BASE.trim
+ramp_trim() {
+  local out
+  if out=$(lab_tool seed trim "$(row_db_target "$1" "$DB_DIR")" 2>&1); then
+    echo "$3: $out" >>"$2.trim"
+  else
+    echo "$3: the trim failed: $out" >>"$2.trim"
+    note "bench: ${2#"$RUN_DIR"/}: the rows written since the seed could not be deleted $3: $out"
+  fi
+  # the trim may have made a journal file as root; the app runs as its own uid
+  [[ "$(row_db "$1")" == postgres ]] || confine_data_dir "$DB_DIR"
+}
+
+# ramp_step RUN ROW WINDOW SDIR N RATE WARM [TRIM]: warm up WARM s at RATE,
+# then measure the step while cgsample watches the cgroup, on the seeded
+# rows when TRIM is yes; false when the ramp cannot go on
 ramp_step() {
-  local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 warm=$7 base rc=0
+  local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 warm=$7 trim=${8:-} base rc=0
   base="$sdir/$(printf 'step-%02d' "$n")"
   ports_settle
   lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION"
+  [[ "$trim" != yes ]] || ramp_trim "$row" "$base" "before the warm-up"
   vegeta_step "$WORK/warmup" "$w" "$rate" "$warm" || true
+  [[ "$trim" != yes ]] || ramp_trim "$row" "$base" "before the window"
   local since
   since=$(date -u +%FT%T.%NZ)
   sampler_start "$base.cgroup.jsonl"

@@ -9,6 +9,8 @@
 //	                       (its superuser's; docs/postgres.md), the same rows
 //	seed checksum TARGET   the rows' checksum, of a SQLite file or a postgres:// URL
 //	seed rows TARGET TABLE TABLE's row count there (the write case's check)
+//	seed trim TARGET       delete the bench_events rows written since the seed
+//	                       (a capacity ramp's step starts on the seeded rows)
 package main
 
 import (
@@ -27,13 +29,13 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "checksum" || os.Args[1] == "rows") {
+	if len(os.Args) > 1 && (os.Args[1] == "checksum" || os.Args[1] == "rows" || os.Args[1] == "trim") {
 		os.Exit(query(os.Args[1], os.Args[2:]))
 	}
 	force := flag.Bool("force", false, "replace PATH if it exists")
 	pg := flag.String("postgres", "", "seed the Postgres server at this URL (its superuser's) instead of a file")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: seed [--force] PATH | seed --postgres URL | seed checksum TARGET | seed rows TARGET TABLE\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events);\nchecksum and rows read one (TARGET: a SQLite file or a postgres:// URL of the app database).")
+		fmt.Fprintln(os.Stderr, "usage: seed [--force] PATH | seed --postgres URL | seed checksum TARGET | seed rows TARGET TABLE | seed trim TARGET\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events);\nchecksum and rows read one, trim deletes the bench_events rows written since the seed (TARGET: a SQLite file or a postgres:// URL of the app database).")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -123,13 +125,17 @@ func write(path string) error {
 
 // query runs the checksum or rows subcommand; its exit status.
 func query(cmd string, args []string) int {
-	want := map[string]int{"checksum": 1, "rows": 2}[cmd]
+	want := map[string]int{"checksum": 1, "rows": 2, "trim": 1}[cmd]
 	if len(args) != want {
 		fmt.Fprintf(os.Stderr, "seed %s: want %d argument(s), got %d (see seed -h)\n", cmd, want, len(args))
 		return 2
 	}
 	if !isPostgres(args[0]) {
-		if _, err := os.Stat(args[0]); err != nil {
+		if _, err := os.Stat(args[0]); err != nil && cmd == "trim" {
+			// a user's own app keeps its data elsewhere: nothing of the seed's to trim
+			fmt.Printf("no database file at %s: nothing trimmed\n", args[0])
+			return 0
+		} else if err != nil {
 			fmt.Fprintf(os.Stderr, "seed %s: %s: not a database file or postgres:// URL\n", cmd, args[0])
 			return 2
 		}
@@ -141,6 +147,19 @@ func query(cmd string, args []string) int {
 			return 1
 		}
 		fmt.Println(sum)
+		return 0
+	}
+	if cmd == "trim" {
+		gone, has, err := trimEvents(args[0])
+		switch {
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "seed trim: %s: %v\n", args[0], err)
+			return 1
+		case !has:
+			fmt.Println("no bench_events table: nothing trimmed")
+		default:
+			fmt.Printf("bench_events: %d rows written since the seed deleted\n", gone)
+		}
 		return 0
 	}
 	n, err := countRows(args[0], args[1])

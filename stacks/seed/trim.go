@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"stacklab/stacks"
+)
+
+// trimEvents deletes the bench_events rows a running app wrote since the
+// seed (every id above the seed's), in the app's database at target (a
+// SQLite file or a postgres:// URL), and says how many went. A capacity
+// ramp runs it before each step: /bench/read counts the whole table, so
+// without it a step's cost per request grows with the rows every earlier
+// step wrote (docs/capacity.md). A database with no bench_events table
+// (a user's own app) is left alone.
+func trimEvents(target string) (int64, bool, error) {
+	q := fmt.Sprintf("DELETE FROM bench_events WHERE id > %d", stacks.SeedEvents)
+	if isPostgres(target) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, target)
+		if err != nil {
+			return 0, false, err
+		}
+		defer c.Close(ctx)
+		var has bool
+		if err := c.QueryRow(ctx, "SELECT to_regclass('bench_events') IS NOT NULL").Scan(&has); err != nil || !has {
+			return 0, false, err
+		}
+		tag, err := c.Exec(ctx, q)
+		return tag.RowsAffected(), true, err
+	}
+	// The app holds the file open: wait for its write lock rather than
+	// fail, and keep the journal mode the app chose (the file records it).
+	db, err := sql.Open("sqlite3", "file:"+target+"?_busy_timeout=10000")
+	if err != nil {
+		return 0, false, err
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'bench_events'").Scan(&n); err != nil || n == 0 {
+		return 0, false, err
+	}
+	res, err := db.Exec(q)
+	if err != nil {
+		return 0, true, err
+	}
+	gone, err := res.RowsAffected()
+	return gone, true, err
+}
