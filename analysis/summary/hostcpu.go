@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"stacklab/analysis/ramp"
@@ -52,7 +53,9 @@ func hostCPUWords(in []timeline.Sample) (cause, words string) {
 		case "other":
 			u, _ := cpuSetUse(in, "app")
 			own, _ := cpuUse(in)
-			s := fmt.Sprintf("other work used %.2f of the app's %s CPU meanwhile (the CPUs were %.0f%% busy, the app's group %.2f CPU", v, fmtCPUs(u.CPUs), 100*u.Busy, own)
+			// u.CPUs is measured (the set's time over the wall time, 1.08
+			// with the samples' jitter); the sentence names the set's size
+			s := fmt.Sprintf("other work used %.2f of the app's %s CPU meanwhile (the CPUs were %.0f%% busy, the app's group %.2f CPU", v, fmtCPUs(math.Max(1, math.Round(u.CPUs))), 100*u.Busy, own)
 			if u.Irq > 0 {
 				s += fmt.Sprintf(", the kernel's interrupts %.0f%% more", 100*u.Irq)
 			}
