@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"stacklab/analysis/profile"
 )
 
 // Version is the manifest_version this code writes. Version 1 (before
@@ -36,7 +38,10 @@ type Manifest struct {
 	// written before studies were files.
 	StudyAdopted string `json:"study_adopted,omitempty"`
 	Profile      string `json:"profile"`
-	Label        string `json:"label"`
+	// ProfileTable is the bench profile's whole table as the bench ran
+	// with it (analysis/profile); absent in folders from before the table.
+	ProfileTable *profile.Profile `json:"profile_table,omitempty"`
+	Label        string           `json:"label"`
 	// SharedHost says what else ran on the host while the bench did, as
 	// whoever ran it declared (LAB_SHARED_HOST, or record shared after the
 	// fact); "" when nothing was declared. The quiet gate measures load,

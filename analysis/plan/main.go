@@ -27,6 +27,9 @@
 //	plan eta FILE left|first|phases|done KIND MS|skip KIND N|add-runs N|
 //	              row-done WINDOWS RESTARTS WARMUPS|per-run KIND|left-of KIND
 //	    the time left, a phase measured or dropped, what a run holds
+//	plan profile NAME
+//	    the bench profile NAME (analysis/profile) as NAME=VALUE lines for
+//	    the bench's bash
 //	plan ramp|targets|vegeta STUDY ID ...
 //	    a capacity case's next step, its request mix and the generator's
 //	    arguments (ramp.go)
@@ -47,6 +50,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"stacklab/analysis/profile"
 
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/stackenv"
@@ -92,6 +97,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = etaStart(path, rest, stdout)
 	case "eta":
 		err = etaCommand(path, rest, stdout)
+	case "profile":
+		if len(rest) > 0 {
+			err = &usageError{"want one profile name"}
+			break
+		}
+		var p profile.Profile
+		if p, err = profile.Get(path); err == nil {
+			fmt.Fprint(stdout, p.Shell())
+		}
 	case "checks":
 		var failed bool
 		failed, err = checks(path, rest, stdout)
@@ -99,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order, eta-start, eta)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order, eta-start, eta, profile)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())

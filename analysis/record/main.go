@@ -47,12 +47,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"stacklab/analysis/envfile"
 	"strconv"
 	"strings"
 	"time"
 
+	"stacklab/analysis/envfile"
 	"stacklab/analysis/manifest"
+	"stacklab/analysis/profile"
 	"stacklab/analysis/results"
 	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
@@ -143,7 +144,7 @@ func pairs(kv []string, flagName string) (map[string]string, error) {
 func start(dir string, args []string) error {
 	fl := flag.NewFlagSet("record start", flag.ContinueOnError)
 	studyFile := fl.String("study-file", "", "the study file measured (its text goes into the manifest)")
-	profile := fl.String("profile", "", "bench profile (quick, full)")
+	profileName := fl.String("profile", "", "bench profile (analysis/profile: quick, full, paired)")
 	label := fl.String("label", "", "label of this run")
 	shared := fl.String("shared-host", "", "what else runs on the host meanwhile, as declared (LAB_SHARED_HOST)")
 	hostProfile := fl.String("host-profile", "", "hosts/<name>.env used")
@@ -163,7 +164,7 @@ func start(dir string, args []string) error {
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	if *studyFile == "" || *profile == "" || *hostProfile == "" {
+	if *studyFile == "" || *profileName == "" || *hostProfile == "" {
 		return fmt.Errorf("--study-file, --profile and --host-profile are required")
 	}
 	st, err := study.Load(*studyFile)
@@ -196,6 +197,10 @@ func start(dir string, args []string) error {
 			return err
 		}
 	}
+	table, err := profile.Get(*profileName)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -207,7 +212,8 @@ func start(dir string, args []string) error {
 		Study:            st.Name,
 		StudyFiles:       studyFiles(st),
 		StudyHash:        st.Hash(),
-		Profile:          *profile,
+		Profile:          *profileName,
+		ProfileTable:     &table,
 		Label:            *label,
 		SharedHost:       *shared,
 		Host: manifest.Host{

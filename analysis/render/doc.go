@@ -167,6 +167,9 @@ func header(s *summary.Summary) block {
 		"baseline: " + s.Options.Baseline + " (ratios are taken within each run, then the median over runs)",
 		"cells: median (min–max) over runs; req/s counts 2xx answers only; p50 and p99 are medians of oha's per-window percentiles",
 	}
+	if s.ProfileTable != nil {
+		items[3] += "; " + s.ProfileTable.Words()
+	}
 	if len(s.Engines) > 0 {
 		items = append(items[:4], append([]string{"engines: " + manifest.EnginesLine(s.Engines)}, items[4:]...)...)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
+	"stacklab/analysis/profile"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
@@ -22,14 +23,17 @@ import (
 
 // Summary is everything summary.md, summary.json and report.html show.
 type Summary struct {
-	Folder      string               `json:"folder"`
-	Study       string               `json:"study"`
-	StudyHash   string               `json:"study_hash,omitempty"`
-	Profile     string               `json:"profile"`
-	Label       string               `json:"label,omitempty"`
-	SharedHost  string               `json:"shared_host,omitempty"`
-	HostProfile string               `json:"host_profile"`
-	Host        manifest.Fingerprint `json:"host"`
+	Folder    string `json:"folder"`
+	Study     string `json:"study"`
+	StudyHash string `json:"study_hash,omitempty"`
+	Profile   string `json:"profile"`
+	// ProfileTable is the profile's whole table (manifest profile_table);
+	// nil for a folder from before the table.
+	ProfileTable *profile.Profile     `json:"profile_table,omitempty"`
+	Label        string               `json:"label,omitempty"`
+	SharedHost   string               `json:"shared_host,omitempty"`
+	HostProfile  string               `json:"host_profile"`
+	Host         manifest.Fingerprint `json:"host"`
 	// Engines: each role's Docker engine, when the host profile named
 	// engines (manifest.Engine); absent for one local engine.
 	Engines          map[string]manifest.Engine `json:"engines,omitempty"`
@@ -335,7 +339,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("--baseline %s: not a stack of this run (stacks: %s)", opt.Baseline, strings.Join(m.Parameters.Stacks, ", "))
 	}
 	s := &Summary{
-		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, Label: m.Label, SharedHost: m.SharedHost,
+		Folder: f.Name, Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile, ProfileTable: m.ProfileTable, Label: m.Label, SharedHost: m.SharedHost,
 		HostProfile: m.Host.Profile, Host: m.Host.Fingerprint, Engines: m.Host.Engines,
 		LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
 		Complete: m.Complete, IncompleteReason: m.IncompleteReason,

@@ -54,8 +54,7 @@ plan_app_load() {
 # errorDistribution, so the window fails its gate) rather than a window that
 # never ends; a generator still running WINDOW_GRACE_S past the deadline is
 # stopped, and the window fails.
-REQUEST_TIMEOUT_S=${LAB_REQUEST_TIMEOUT_S:-30}
-WINDOW_GRACE_S=${LAB_WINDOW_GRACE_S:-$((REQUEST_TIMEOUT_S + 30))}
+# (REQUEST_TIMEOUT_S is the profile's, WINDOW_GRACE_S 30 s more: scripts/bench.)
 oha_window() {
   local out=$1 secs=$2 args=() db=()
   mapfile -d '' -t args <"$3"
@@ -200,7 +199,6 @@ stack_session() {
 # record warmup says it is steady (the last two slices' throughput within
 # 5%) or the profile's most slices ran; its verdict into OUT (the window's
 # warmup.json). At least WARMUP seconds, as the profile says.
-WARMUP_SLICE_S=1
 warm_up() {
   local out=$1 slices=() n=0 word most
   most=$((WARMUP_MAX_S / WARMUP_SLICE_S))
@@ -357,7 +355,6 @@ sampler_check() {
 # sampler_interval: SAMPLER_MIN_MS, longer for long windows: about
 # SAMPLES_PER_WINDOW samples a window at most (the sampler shares the load
 # generator's CPUs)
-SAMPLES_PER_WINDOW=75 SAMPLER_MIN_MS=100
 sampler_interval() {
   local ms=$((DURATION * 1000 / SAMPLES_PER_WINDOW))
   echo "$((ms < SAMPLER_MIN_MS ? SAMPLER_MIN_MS : ms))ms"

@@ -110,12 +110,12 @@ bench_prepare() {
     problem=$(build_args_problem "$(row_stack "$r")" "${ROW_BUILD[$r]}")
     [[ -z "$problem" ]] || die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r: $problem"
   done
-  # The quick profile measures each stack as soon as its image is ready:
+  # A profile with late_images (quick) measures each stack as soon as its image is ready:
   # what is built is measured first, and a missing image is built just
   # before its stack's first session (late_image), so a first look at a
   # fresh machine prints its first row after one image build, not nine.
   local now=("${needed[@]}")
-  if [[ "$PROFILE" == quick ]]; then
+  if ((LATE_IMAGES)); then
     now=()
     for s in "${needed[@]}"; do
       if [[ "$s" == upstream || "$s" == postgres || -n "$(stack_env_get "$s" IMAGE)" ]] || docker image inspect "$(image_tag "$s")" >/dev/null 2>&1; then
@@ -277,7 +277,7 @@ bench_main() {
       # (A verdict that could not read the files says so and keeps the run:
       # summarize will name the bad file.)
       rm -f "$WORK/run-$run.canary.json"
-      if [[ "$PROFILE" == full ]] && ((attempt < MAX_REDO)) &&
+      if ((CANARY_REDO)) && ((attempt < MAX_REDO)) &&
         ! lab_tool canary verdict --out "$WORK/run-$run.canary.json" "$RUN_DIR/raw/run-$run" >"$WORK/run-$run.canary.txt" 2>&1; then
         if [[ -s "$WORK/run-$run.canary.json" ]]; then
           attempt=$((attempt + 1))
@@ -386,7 +386,7 @@ quiet_wait() {
   # than after a wait that may last minutes.
   in_background "$(lab_tool_path quiet)" wait --load "$threshold" --for "${QUIET_FOR}s" --timeout "${QUIET_TIMEOUT}s" ${out[@]+"${out[@]}"}
   if ! finish_background "$BG_PID"; then
-    [[ "$PROFILE" == full ]] && die "bench: the host did not quiet down (1-minute load under $threshold for ${QUIET_FOR} s) within ${QUIET_TIMEOUT} s"
+    ((QUIET_REQUIRED)) && die "bench: the host did not quiet down (1-minute load under $threshold for ${QUIET_FOR} s) within ${QUIET_TIMEOUT} s"
     local said=""
     [[ -n "${QUIET_GATE_FILE:-}" ]] && said="; the run's quiet evidence and its summary will say so"
     note "bench: host not quiet, measuring anyway ($PROFILE profile)$said"
