@@ -8,6 +8,11 @@ die() { # die MESSAGE: one line on stderr, exit 1
   exit 1
 }
 
+bad() { # bad MESSAGE: bad input (a flag, a file): one line on stderr, exit 2
+  echo "$*" >&2
+  exit 2
+}
+
 note() { echo "$*" >&2; }
 
 # pinned KEY: the version versions.json pins for KEY (a unique key anywhere
