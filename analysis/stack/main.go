@@ -12,6 +12,9 @@
 //	    the value of KEY in NAME's stack.env, empty when not stated
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
+//	stack ... build-args NAME --build-args "K=V lines"
+//	    nothing when NAME's BUILD_ARGS declares every name; else the
+//	    problem in one line (exit 0: the caller says where it came from)
 //
 // Bad input (no such stack, a stack.env that does not read, a key the lab
 // does not know, a missing input): one line naming the file, exit 2.
@@ -35,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|tag NAME [--build-args LINES]"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -46,20 +49,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "tag": 1}
+	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "tag": 1, "build-args": 1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
 		return 2
 	}
 	var buildArgs string
-	if rest[0] == "tag" {
+	if rest[0] == "tag" || rest[0] == "build-args" {
 		tf := flag.NewFlagSet("tag", flag.ContinueOnError)
 		tf.SetOutput(io.Discard)
 		tf.StringVar(&buildArgs, "build-args", "", "a build variant's arguments")
 		if len(rest) > 1 {
 			if err := tf.Parse(rest[2:]); err != nil || tf.NArg() > 0 {
-				fmt.Fprintf(stderr, "stack tag: bad arguments %q (%s)\n", rest[2:], usage)
+				fmt.Fprintf(stderr, "stack %s: bad arguments %q (%s)\n", rest[0], rest[2:], usage)
 				return 2
 			}
 			rest = rest[:2]
@@ -85,6 +88,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			var v string
 			if v, err = s.Get(rest[2]); err == nil {
 				fmt.Fprintln(stdout, v)
+			}
+		}
+	case "build-args":
+		var s *stackenv.Stack
+		if s, err = lab.Read(rest[1]); err == nil {
+			if p := s.BuildArgsProblem(strings.Split(buildArgs, "\n")); p != "" {
+				fmt.Fprintln(stdout, p)
 			}
 		}
 	case "tag":

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,4 +264,26 @@ func (s *Stack) Words(key string) []string { return strings.Fields(s.Values[key]
 func (s *Stack) Slots() int {
 	n, _ := strconv.Atoi(s.Values["REQUEST_SLOTS"])
 	return n
+}
+
+// BuildArgsProblem says what is wrong with a build variant's arguments
+// (lines "K=V"; blank ones skipped): the first name the stack's
+// BUILD_ARGS does not declare, in one sentence; "" when every name is
+// declared. Only declared names reach the stack's build-image.
+func (s *Stack) BuildArgsProblem(lines []string) string {
+	declared := s.Words("BUILD_ARGS")
+	for _, kv := range lines {
+		if strings.TrimSpace(kv) == "" {
+			continue
+		}
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(declared, k) {
+			continue
+		}
+		if len(declared) == 0 {
+			return fmt.Sprintf("stacks/%s takes no build arguments (no BUILD_ARGS in its stack.env), not %s", s.Name, k)
+		}
+		return fmt.Sprintf("stacks/%s takes the build arguments %s (BUILD_ARGS in its stack.env), not %s", s.Name, strings.Join(declared, " "), k)
+	}
+	return ""
 }

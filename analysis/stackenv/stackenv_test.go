@@ -224,3 +224,37 @@ func TestShares(t *testing.T) {
 		t.Errorf("SHARES of a SHARES: %v", err)
 	}
 }
+
+// A build variant may set only the names its stack declares; the first
+// other name is the problem, said in one sentence.
+func TestBuildArgsProblem(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "stacks/cgo/stack.env"), "STACK_NAME=cgo\nBUILD_ARGS=\"CGO_CFLAGS GOAMD64\"\n")
+	write(t, filepath.Join(dir, "stacks/plain/stack.env"), "STACK_NAME=plain\n")
+	lab := Lab{Root: dir}
+	cgo, err := lab.Read("cgo")
+	must(t, err)
+	plain, err := lab.Read("plain")
+	must(t, err)
+	for _, c := range []struct {
+		s     *Stack
+		lines []string
+		want  string
+	}{
+		{cgo, []string{"CGO_CFLAGS=-O3", "", "GOAMD64=v3"}, ""},
+		{cgo, []string{"CGO_CFLAGS=-O3", "GOGC=50"}, "stacks/cgo takes the build arguments CGO_CFLAGS GOAMD64 (BUILD_ARGS in its stack.env), not GOGC"},
+		{plain, []string{""}, ""},
+		{plain, []string{"CGO_CFLAGS=-O3"}, "stacks/plain takes no build arguments (no BUILD_ARGS in its stack.env), not CGO_CFLAGS"},
+	} {
+		if got := c.s.BuildArgsProblem(c.lines); got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.s.Name, c.lines, got, c.want)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

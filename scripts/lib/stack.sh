@@ -22,19 +22,7 @@ stack_names() { stack_tool names || exit 1; }
 # build_args_problem NAME ARGS: why ARGS ("K=V" lines, a build variant's)
 # cannot build NAME (a name its stack.env's BUILD_ARGS does not declare), or
 # nothing
-build_args_problem() {
-  local declared kv
-  declared=" $(stack_env_get "$1" BUILD_ARGS) "
-  while IFS= read -r kv; do
-    [[ -z "$kv" || "$declared" == *" ${kv%%=*} "* ]] && continue
-    if [[ -z "${declared// /}" ]]; then
-      echo "stacks/$1 takes no build arguments (no BUILD_ARGS in its stack.env), not ${kv%%=*}"
-    else
-      echo "stacks/$1 takes the build arguments${declared% } (BUILD_ARGS in its stack.env), not ${kv%%=*}"
-    fi
-    return 0
-  done <<<"$2"
-}
+build_args_problem() { stack_tool build-args "$1" --build-args "$2" || exit 1; }
 
 # build_env NAME: the environment NAME's build-image runs under, as `env`
 # arguments: every name its BUILD_ARGS declares unset, then LAB_BUILD_ARGS's
