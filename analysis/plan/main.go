@@ -20,6 +20,10 @@
 //	    line each; exit 1 when one fails
 //	plan order SEED ROW...
 //	    the paired profile's order of ROWs in slice SEED (order.go), one a line
+//	plan run-order RUN [--late ROW,ROW] ROW...
+//	    the order of ROWs in run RUN of a sequential bench (order.go)
+//	plan size-left RUN ROW --runs N --took ROW=S,... ROW...
+//	    the size study's time left from ROW of RUN on, as run 1 took each row
 //	plan eta-start STUDY --state FILE --rows N --runs N ... (eta.go)
 //	    the bench's schedule counted and its first estimate, into FILE;
 //	    prints the line the bench shows ("2 run(s) of 9 row(s) × 4
@@ -93,6 +97,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = vegetaArgs(path, rest, stdout)
 	case "order":
 		err = order(path, rest, stdout)
+	case "run-order":
+		err = runOrderCmd(path, rest, stdout)
+	case "size-left":
+		err = sizeLeftCmd(path, rest, stdout)
 	case "eta-start":
 		err = etaStart(path, rest, stdout)
 	case "eta":
@@ -113,7 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order, eta-start, eta, profile)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order, run-order, size-left, eta-start, eta, profile)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())

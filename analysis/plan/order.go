@@ -1,10 +1,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 )
 
 // sliceOrder is the paired profile's order of rows in slice seed: a
@@ -33,6 +35,117 @@ func order(seed string, rows []string, out io.Writer) error {
 	}
 	for _, r := range sliceOrder(k, rows) {
 		fmt.Fprintln(out, r)
+	}
+	return nil
+}
+
+// runOrder is the order of the rows in run n of a sequential bench: the
+// study's order in odd runs and the reverse in even ones, so that no row
+// always runs first on a fresh host or last on a warm one; in run 1 the
+// rows whose image is built late (the quick profile's late_images) go
+// after the others, so the first rows need no build.
+func runOrder(n int, rows []string, late map[string]bool) []string {
+	var out []string
+	switch {
+	case n == 1 && len(late) > 0:
+		for _, r := range rows {
+			if !late[r] {
+				out = append(out, r)
+			}
+		}
+		for _, r := range rows {
+			if late[r] {
+				out = append(out, r)
+			}
+		}
+	case n%2 == 1:
+		out = append(out, rows...)
+	default:
+		for i := len(rows) - 1; i >= 0; i-- {
+			out = append(out, rows[i])
+		}
+	}
+	return out
+}
+
+// runOrderCmd prints runOrder's rows, one a line:
+// plan run-order RUN [--late ROW,ROW] ROW...
+func runOrderCmd(run string, args []string, out io.Writer) error {
+	n, err := strconv.Atoi(run)
+	if err != nil || n < 1 {
+		return &usageError{fmt.Sprintf("run %q: want a whole number from 1", run)}
+	}
+	late := map[string]bool{}
+	if len(args) >= 2 && args[0] == "--late" {
+		for _, r := range strings.Split(args[1], ",") {
+			if r != "" {
+				late[r] = true
+			}
+		}
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		return &usageError{"want the rows to order"}
+	}
+	for _, r := range runOrder(n, args, late) {
+		fmt.Fprintln(out, r)
+	}
+	return nil
+}
+
+// sizeLeft is the size study's time left from row of run on, as run 1
+// took each row (took, seconds), in each run's order; "" until run 1 has
+// taken every row (its builds set the pace).
+func sizeLeft(run, runs int, row string, rows []string, took map[string]int) string {
+	for _, r := range rows {
+		if _, ok := took[r]; !ok {
+			return ""
+		}
+	}
+	total, started := 0, false
+	for n := run; n <= runs; n++ {
+		for _, r := range runOrder(n, rows, nil) {
+			started = started || n > run || r == row
+			if started {
+				total += took[r]
+			}
+		}
+	}
+	return fmt.Sprintf("%dm%02ds", total/60, total%60)
+}
+
+// sizeLeftCmd: plan size-left RUN ROW --runs N [--took ROW=S,...] ROW...
+// prints "about XmYYs left", or that it is known after run 1.
+func sizeLeftCmd(run string, args []string, out io.Writer) error {
+	n, err := strconv.Atoi(run)
+	if err != nil || n < 1 || len(args) < 1 {
+		return &usageError{"want RUN ROW --runs N [--took ROW=S,...] ROW..."}
+	}
+	row, args := args[0], args[1:]
+	fl := flag.NewFlagSet("size-left", flag.ContinueOnError)
+	runs := fl.Int("runs", 0, "the study's runs")
+	tookFlag := fl.String("took", "", "ROW=SECONDS each row took in run 1, comma-separated")
+	fl.SetOutput(io.Discard)
+	if err := fl.Parse(args); err != nil {
+		return &usageError{err.Error()}
+	}
+	if *runs < n || fl.NArg() == 0 {
+		return &usageError{"want --runs N (at least RUN) and the rows"}
+	}
+	took := map[string]int{}
+	for _, kv := range strings.Split(*tookFlag, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			s, err := strconv.Atoi(v)
+			if err != nil || s < 0 {
+				return &usageError{fmt.Sprintf("--took %q: want ROW=SECONDS", kv)}
+			}
+			took[k] = s
+		}
+	}
+	if left := sizeLeft(n, *runs, row, fl.Args(), took); left != "" {
+		fmt.Fprintf(out, "about %s left\n", left)
+	} else {
+		fmt.Fprintln(out, "time left known after run 1")
 	}
 	return nil
 }

@@ -36,3 +36,38 @@ func TestSliceOrderIsFixed(t *testing.T) {
 		t.Errorf("bad seed: exit %d, %q", code, e.String())
 	}
 }
+
+// Runs alternate the study's order; in run 1 the late-built rows go last.
+func TestRunOrder(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"1", "a", "b", "c", "d"}, "a b c d"},
+		{[]string{"2", "a", "b", "c", "d"}, "d c b a"},
+		{[]string{"3", "a", "b", "c", "d"}, "a b c d"},
+		{[]string{"1", "--late", "b,c", "a", "b", "c", "d"}, "a d b c"},
+		{[]string{"2", "--late", "b,c", "a", "b", "c", "d"}, "d c b a"},
+	} {
+		if got := strings.Join(strings.Fields(plan(t, append([]string{"run-order"}, c.args...)...)), " "); got != c.want {
+			t.Errorf("run-order %v: %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
+// The size study's time left: unknown in run 1, then what run 1 took from
+// this row on, through the later runs in their own orders.
+func TestSizeLeft(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"1", "a", "--runs", "3", "--took", "a=10", "a", "b"}, "time left known after run 1\n"},
+		{[]string{"2", "b", "--runs", "3", "--took", "a=10,b=50", "a", "b"}, "about 2m00s left\n"}, // run 2 is b a: b 50 + a 10, then run 3 a b: 60
+		{[]string{"2", "a", "--runs", "2", "--took", "a=10,b=50", "a", "b"}, "about 0m10s left\n"},
+	} {
+		if got := plan(t, append([]string{"size-left"}, c.args...)...); got != c.want {
+			t.Errorf("size-left %v: %q, want %q", c.args, got, c.want)
+		}
+	}
+}

@@ -221,20 +221,13 @@ record_image() {
     --digest "$(image_files_digest "$tag")"
 }
 
-# run_order N: the rows of run N; every other run goes in reverse, so no
-# row always runs first (cold host) or last (warm, maybe throttled). In a
-# quick bench whose images are not all built, run 1 measures the built
-# ones first.
+# run_order N: the rows of run N, as Go orders them (plan run-order: every
+# other run in reverse, so no row always runs first on a cold host or last
+# on a warm one; in run 1 the rows whose image is built late go last).
 run_order() {
-  local i r
-  if (($1 == 1)) && ((${#LATE_STACKS[@]})); then
-    for r in "${ROWS[@]}"; do late_stack "$r" || echo "$r"; done
-    for r in "${ROWS[@]}"; do ! late_stack "$r" || echo "$r"; done
-  elif (($1 % 2 == 1)); then
-    printf '%s\n' "${ROWS[@]}"
-  else
-    for ((i = ${#ROWS[@]} - 1; i >= 0; i--)); do echo "${ROWS[i]}"; done
-  fi
+  local late
+  late=$(IFS=,; echo "${LATE_STACKS[*]}")
+  lab_tool plan run-order "$1" ${late:+--late "$late"} "${ROWS[@]}"
 }
 
 WINDOWS_DONE=0

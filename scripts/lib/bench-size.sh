@@ -91,17 +91,11 @@ size_main() {
 }
 
 # size_left RUN STACK: the time left from STACK of RUN on, as run 1 took
-# it (unknown during run 1, whose builds set the pace)
+# it (Go's arithmetic: plan size-left; unknown during run 1)
 size_left() {
-  local r s total=0 started=0
-  ((${#SIZE_TOOK[@]} == ${#ROWS[@]})) || { echo "time left known after run 1"; return 0; }
-  for ((r = $1; r <= RUNS; r++)); do
-    while read -r s; do
-      [[ $r -gt $1 || "$s" == "$2" ]] && started=1
-      ((started)) && total=$((total + ${SIZE_TOOK[$s]}))
-    done < <(run_order "$r")
-  done
-  echo "about $(eta_fmt "$total") left"
+  local s took=()
+  for s in "${!SIZE_TOOK[@]}"; do took+=("$s=${SIZE_TOOK[$s]}"); done
+  lab_tool plan size-left "$1" "$2" --runs "$RUNS" --took "$(IFS=,; echo "${took[*]}")" "${ROWS[@]}"
 }
 
 # size_note RUN I STACK WHAT: the progress line
