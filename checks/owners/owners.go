@@ -42,6 +42,8 @@ var Table = []Owned{
 		regexp.MustCompile(`WARM_EACH\s*\|\||func WarmBefore`), code},
 	{"the paired profile's slice order (a seeded shuffle)", "analysis/plan/order.go",
 		regexp.MustCompile(`\bsrand\b|rand\.NewPCG\(|\bshuf\b`), code},
+	{"a sequential run's row order (every other run reversed)", "analysis/plan/order.go",
+		regexp.MustCompile(`%\s*2\s*==\s*[01]\b.*(ROWS|rows\b)|func runOrder\(`), code},
 	{"which folders are stacks, and a stack's values (stack.env)", "analysis/stackenv/stackenv.go",
 		regexp.MustCompile(`source\s+\S*stack\.env|-f\s+\S*stack\.env|Stat\(.*"stack\.env"|func IsStack`), code},
 	{"an image's tag (the hash of its inputs)", "analysis/stackenv/tag.go",
