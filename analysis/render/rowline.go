@@ -36,10 +36,17 @@ func RowLine(s *summary.Summary, stack string, run int) string {
 			}
 		}
 	}
+	legend := "req/s of 2xx, CPU per request; S: oha saturated"
+	if caps := capacityCells(s, stack, i, run); len(caps) > 0 {
+		if len(cells) == 0 {
+			legend = "the highest rate that met the target, and what bounded it"
+		}
+		cells = append(cells, caps...)
+	}
 	if len(cells) == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("%s, run %d: %s (req/s of 2xx, CPU per request; S: oha saturated)", stack, run, strings.Join(cells, " · "))
+	line := fmt.Sprintf("%s, run %d: %s (%s)", stack, run, strings.Join(cells, " · "), legend)
 	for _, nq := range s.NotQuiet {
 		if nq.Run == run {
 			line += " · host not quiet"
@@ -62,6 +69,33 @@ func rowCell(r summary.Row, i, run int) string {
 	}
 	if cpu, ok := r.RunValue(summary.MetricCPU, i); ok {
 		out += " (" + units.Rate(cpu) + " µs)"
+	}
+	return out
+}
+
+// capacityCells is a stack's capacity in run (index i of the runs) for
+// each capacity case, with its deciding fail's cause: "capacity 3,400
+// req/s (step 15: app saturated)".
+func capacityCells(s *summary.Summary, stack string, i, run int) []string {
+	var out []string
+	for _, ct := range s.Capacity {
+		for _, r := range ct.Rows {
+			if r.Stack != stack || i >= len(r.PerRun) {
+				continue
+			}
+			cell := "refused"
+			if slices.Contains(r.Failed, run) {
+				cell = "✗"
+			} else if v := r.PerRun[i]; v != nil {
+				cell = units.Rate(*v) + " req/s"
+			}
+			for _, d := range r.Deciding {
+				if d.Run == run {
+					cell += fmt.Sprintf(" (step %d: %s)", d.Step, d.Cause)
+				}
+			}
+			out = append(out, ct.Case+" "+cell)
+		}
 	}
 	return out
 }

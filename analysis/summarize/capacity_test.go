@@ -127,3 +127,21 @@ func TestQuotaModeThrottledColumn(t *testing.T) {
 		t.Error("a cpuset run shows quota mode's column")
 	}
 }
+
+// The bench's line after a stack's ramp says its capacity in that run,
+// not nothing: a capacity study has no closed-loop cells.
+func TestRowLineOfACapacityRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "2026-11-29-local-capacity")
+	if err := synth.Write(dir, synth.Capacity()); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"--row", "go-nethttp", "--run", "2", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d; stderr: %s", code, errb.String())
+	}
+	line := out.String()
+	if !strings.HasPrefix(line, "go-nethttp, run 2: capacity ") || !strings.Contains(line, " req/s") ||
+		!strings.HasSuffix(line, "(the highest rate that met the target, and what bounded it)\n") {
+		t.Errorf("row line %q", line)
+	}
+}

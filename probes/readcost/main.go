@@ -222,4 +222,3 @@ func report(w *os.File, got []Size) {
 		fmt.Fprintf(w, "%10d %12.1f %10.1f %10.1f\n", s.Rows, s.MedianUs, s.P90Us, s.MedianUs/first.MedianUs)
 	}
 }
-
