@@ -146,7 +146,7 @@
         subPackages = [
           "stacks/seed" "stacks/imagefiles" "analysis/record" "analysis/summarize" "analysis/compare" "analysis/size"
           "analysis/reproduce" "probes/cgsample" "probes/quiet" "probes/verify"
-          "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo"
+          "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo" "probes/readcost"
           "analysis/plan" "probes/canary" "probes/hiccup" "probes/settle" "analysis/resultsindex" "analysis/guard"
           "analysis/stack"
         ];
@@ -268,7 +268,7 @@
         packages = [
           go oha just vegeta scc
           pkgs.sqlite pkgs.shellcheck pkgs.docker-client pkgs.chromium
-          pkgs.curl pkgs.jq pkgs.util-linux pkgs.procps pkgs.gcc
+          pkgs.curl pkgs.jq pkgs.util-linux pkgs.procps pkgs.gcc pkgs.openssh
         ];
         shellHook = ''
           export STACKLAB_IN_NIX=1
