@@ -3,6 +3,7 @@
 package stacks
 
 import (
+	"database/sql"
 	_ "embed"
 	"fmt"
 	"strings"
@@ -87,4 +88,26 @@ func Events() []Event {
 		events = append(events, Event{ID: int64(i), Payload: p, CreatedAt: seedEpochMs + int64(i)*1000})
 	}
 	return events
+}
+
+// SeedSQLite writes the schema and every seeded row in tx, a transaction on
+// an empty SQLite database: the seed command's file, and the databases the
+// probes time (probes/readcost).
+func SeedSQLite(tx *sql.Tx) error {
+	if _, err := tx.Exec(Schema); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	for _, it := range Items() {
+		if _, err := tx.Exec(`INSERT INTO items(id, title, body, created_at) VALUES (?, ?, ?, ?)`,
+			it.ID, it.Title, it.Body, it.CreatedAt); err != nil {
+			return err
+		}
+	}
+	for _, ev := range Events() {
+		if _, err := tx.Exec(`INSERT INTO bench_events(id, payload, created_at) VALUES (?, ?, ?)`,
+			ev.ID, ev.Payload, ev.CreatedAt); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -79,17 +79,6 @@ func (p Profile) check() error {
 	return nil
 }
 
-// Names lists the profiles, sorted.
-func Names() []string {
-	all, _ := All()
-	var out []string
-	for n := range all {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Get is one profile; the error names the profiles there are.
 func Get(name string) (Profile, error) {
 	all, err := All()
@@ -98,7 +87,12 @@ func Get(name string) (Profile, error) {
 	}
 	p, ok := all[name]
 	if !ok {
-		return Profile{}, fmt.Errorf("--profile '%s' is not a profile (%s)", name, strings.Join(Names(), ", "))
+		names := make([]string, 0, len(all))
+		for n := range all {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return Profile{}, fmt.Errorf("--profile '%s' is not a profile (%s)", name, strings.Join(names, ", "))
 	}
 	return p, nil
 }

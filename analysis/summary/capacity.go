@@ -40,6 +40,9 @@ type CapacityLane struct {
 // capacity; a run whose ramp the generator capped reports none.
 type CapacityRow struct {
 	Stack string `json:"stack"`
+	// trimmed: every measured step of the row started on the seeded rows
+	// (CapacityTable.Trimmed), and there was one
+	trimmed bool
 	// ReqPerSec is the capacity; PerRun holds each run's (null: refused).
 	ReqPerSec stat.Range `json:"capacity_req_per_sec"`
 	PerRun    []*float64 `json:"capacity_per_run"`
@@ -165,34 +168,16 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 				return nil, err
 			}
 			t.Rows = append(t.Rows, row)
-			t.Trimmed = t.Trimmed && trimmedAll(f, stack, c.Name)
+			t.Trimmed = t.Trimmed && row.trimmed
 		}
 		out = append(out, t)
 	}
 	return out, nil
 }
 
-// trimmedAll: every measured step of stack's ramps started on the seeded rows.
-func trimmedAll(f *results.Folder, stack, name string) bool {
-	n := 0
-	for _, r := range f.Runs {
-		if win := r.Window(stack, name); win != nil {
-			for _, st := range win.Steps {
-				if len(st.Lanes) == 0 {
-					continue
-				}
-				if st.Trimmed == "" {
-					return false
-				}
-				n++
-			}
-		}
-	}
-	return n > 0
-}
-
 func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (CapacityRow, error) {
 	row := CapacityRow{Stack: stack, Steps: []CapacityStep{}}
+	trims, untrimmed := 0, false
 	var caps, users, p99, cpu, thr []float64
 	for _, r := range f.Runs {
 		win := r.Window(stack, c.Name)
@@ -243,6 +228,11 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 			}
 			row.Steps = append(row.Steps, cs)
 			ws := &win.Steps[i]
+			if ws.Trimmed == "" {
+				untrimmed = true
+			} else {
+				trims++
+			}
 			if ws.LatencyPath != "" {
 				s.Explained = true
 			}
@@ -280,6 +270,7 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 		}
 	}
 	row.ReqPerSec, row.Users, row.P99Ms, row.AppCPU, row.Throttled = stat.Of(caps), stat.Of(users), stat.Of(p99), stat.Of(cpu), stat.Of(thr)
+	row.trimmed = trims > 0 && !untrimmed
 	return row, nil
 }
 

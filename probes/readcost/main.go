@@ -140,13 +140,8 @@ func seedRows(db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(stacks.Schema); err != nil {
+	if err := stacks.SeedSQLite(tx); err != nil {
 		return err
-	}
-	for _, ev := range stacks.Events() {
-		if _, err := tx.Exec("INSERT INTO bench_events(id, payload, created_at) VALUES (?, ?, ?)", ev.ID, ev.Payload, ev.CreatedAt); err != nil {
-			return err
-		}
 	}
 	return tx.Commit()
 }

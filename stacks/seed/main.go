@@ -29,8 +29,11 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "checksum" || os.Args[1] == "rows" || os.Args[1] == "trim") {
+	if len(os.Args) > 1 && (os.Args[1] == "checksum" || os.Args[1] == "rows") {
 		os.Exit(query(os.Args[1], os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "trim" {
+		os.Exit(trim(os.Args[2:]))
 	}
 	force := flag.Bool("force", false, "replace PATH if it exists")
 	pg := flag.String("postgres", "", "seed the Postgres server at this URL (its superuser's) instead of a file")
@@ -102,20 +105,8 @@ func write(path string) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec(stacks.Schema); err != nil {
-		return fmt.Errorf("schema: %w", err)
-	}
-	for _, it := range stacks.Items() {
-		if _, err := tx.Exec(`INSERT INTO items(id, title, body, created_at) VALUES (?, ?, ?, ?)`,
-			it.ID, it.Title, it.Body, it.CreatedAt); err != nil {
-			return err
-		}
-	}
-	for _, ev := range stacks.Events() {
-		if _, err := tx.Exec(`INSERT INTO bench_events(id, payload, created_at) VALUES (?, ?, ?)`,
-			ev.ID, ev.Payload, ev.CreatedAt); err != nil {
-			return err
-		}
+	if err := stacks.SeedSQLite(tx); err != nil {
+		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return err
@@ -125,17 +116,13 @@ func write(path string) error {
 
 // query runs the checksum or rows subcommand; its exit status.
 func query(cmd string, args []string) int {
-	want := map[string]int{"checksum": 1, "rows": 2, "trim": 1}[cmd]
+	want := map[string]int{"checksum": 1, "rows": 2}[cmd]
 	if len(args) != want {
 		fmt.Fprintf(os.Stderr, "seed %s: want %d argument(s), got %d (see seed -h)\n", cmd, want, len(args))
 		return 2
 	}
 	if !isPostgres(args[0]) {
-		if _, err := os.Stat(args[0]); err != nil && cmd == "trim" {
-			// a user's own app keeps its data elsewhere: nothing of the seed's to trim
-			fmt.Printf("no database file at %s: nothing trimmed\n", args[0])
-			return 0
-		} else if err != nil {
+		if _, err := os.Stat(args[0]); err != nil {
 			fmt.Fprintf(os.Stderr, "seed %s: %s: not a database file or postgres:// URL\n", cmd, args[0])
 			return 2
 		}
@@ -147,19 +134,6 @@ func query(cmd string, args []string) int {
 			return 1
 		}
 		fmt.Println(sum)
-		return 0
-	}
-	if cmd == "trim" {
-		gone, has, err := trimEvents(args[0])
-		switch {
-		case err != nil:
-			fmt.Fprintf(os.Stderr, "seed trim: %s: %v\n", args[0], err)
-			return 1
-		case !has:
-			fmt.Println("no bench_events table: nothing trimmed")
-		default:
-			fmt.Printf("bench_events: %d rows written since the seed deleted\n", gone)
-		}
 		return 0
 	}
 	n, err := countRows(args[0], args[1])

@@ -4,12 +4,37 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"stacklab/stacks"
 )
+
+// trim runs `seed trim TARGET`; its exit status. A SQLite file that is not
+// there is a user's own app keeping its data elsewhere: nothing to trim.
+func trim(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(os.Stderr, "seed trim: want 1 argument, got %d (see seed -h)\n", len(args))
+		return 2
+	}
+	if _, err := os.Stat(args[0]); err != nil && !isPostgres(args[0]) {
+		fmt.Printf("no database file at %s: nothing trimmed\n", args[0])
+		return 0
+	}
+	gone, has, err := trimEvents(args[0])
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "seed trim: %s: %v\n", args[0], err)
+		return 1
+	case !has:
+		fmt.Println("no bench_events table: nothing trimmed")
+	default:
+		fmt.Printf("bench_events: %d rows written since the seed deleted\n", gone)
+	}
+	return 0
+}
 
 // trimEvents deletes the bench_events rows a running app wrote since the
 // seed (every id above the seed's), in the app's database at target (a
