@@ -330,3 +330,24 @@ func TestFirstAnswers(t *testing.T) {
 		}
 	}
 }
+
+// A step at 7,200 req/s whose answers all but stopped for 200 ms (51 and
+// 91 of 720) is one slump; the buckets after the planned 1 s, where the
+// generator stopped sending, are not; at 50 req/s (5 a bucket) nothing
+// can be told.
+func TestSlumps(t *testing.T) {
+	b := func(tms, sent, answers int64) Bucket { return Bucket{TMs: tms, Sent: sent, Answers: answers} }
+	tl := Timeline{Header: Header{BucketMs: 100}, Buckets: []Bucket{
+		b(0, 716, 680), b(100, 724, 706), b(200, 540, 51), b(300, 881, 91), b(400, 763, 1369),
+		b(500, 720, 300), b(600, 720, 720), b(700, 720, 720), b(800, 720, 720), b(900, 720, 720),
+		b(1000, 0, 113), b(1100, 0, 2),
+	}}
+	got := tl.Slumps(7200, 1000)
+	want := []Slump{{AtMs: 200, Ms: 200, Answers: 142, Sent: 1421}, {AtMs: 500, Ms: 100, Answers: 300, Sent: 720}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("slumps %+v, want %+v", got, want)
+	}
+	if got := tl.Slumps(50, 1000); got != nil {
+		t.Errorf("at 5 answers a bucket: %+v, want none", got)
+	}
+}

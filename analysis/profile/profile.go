@@ -39,6 +39,10 @@ type Profile struct {
 	RequestTimeoutS int    `toml:"request_timeout_s" json:"request_timeout_s"`
 	SamplerSamples  int    `toml:"sampler_samples" json:"sampler_samples"`
 	SamplerMinMs    int    `toml:"sampler_min_ms" json:"sampler_min_ms"`
+	// LeadInS: a capacity step's attack runs this long at the step's rate
+	// before its window, and nothing of it is measured (0: the window
+	// begins with the attack, as before 2026-12-02's late runs).
+	LeadInS int `toml:"lead_in_s" json:"lead_in_s,omitempty"`
 }
 
 // All reads the table: every profile, by name.
@@ -69,6 +73,9 @@ func (p Profile) check() error {
 		if f.v <= 0 {
 			return fmt.Errorf("%s = %d: want a whole number above 0", f.key, f.v)
 		}
+	}
+	if p.LeadInS < 0 {
+		return fmt.Errorf("lead_in_s = %d: want 0 or more", p.LeadInS)
 	}
 	if p.MaxRedo < 0 {
 		return fmt.Errorf("max_redo = %d: want 0 or more", p.MaxRedo)
@@ -117,7 +124,7 @@ func (p Profile) Shell() string {
 		{"QUIET_FOR", p.QuietForS}, {"QUIET_TIMEOUT", p.QuietTimeoutS}, {"QUIET_REQUIRED", b(p.QuietRequired)},
 		{"MAX_REDO", p.MaxRedo}, {"CANARY_REDO", b(p.CanaryRedo)}, {"PROFILE_SAMPLER_CHECK", b(p.SamplerCheck)},
 		{"PAIRED", b(p.Paired)}, {"LATE_IMAGES", b(p.LateImages)}, {"PROFILE_REQUEST_TIMEOUT_S", p.RequestTimeoutS},
-		{"SAMPLES_PER_WINDOW", p.SamplerSamples}, {"SAMPLER_MIN_MS", p.SamplerMinMs},
+		{"SAMPLES_PER_WINDOW", p.SamplerSamples}, {"SAMPLER_MIN_MS", p.SamplerMinMs}, {"LEAD_IN_S", p.LeadInS},
 	} {
 		fmt.Fprintf(&s, "%s=%v\n", kv.k, kv.v)
 	}
@@ -132,8 +139,12 @@ func (p Profile) Words() string {
 		}
 		return n
 	}
-	return fmt.Sprintf("quiet gate %d s under the host's load threshold within %d s (%s), up to %d run(s) measured again%s, requests time out after %d s, warm-up in %d s slices up to %d s, the cgroup sampler at most %d samples a window and no closer than %d ms%s",
+	lead := ""
+	if p.LeadInS > 0 {
+		lead = fmt.Sprintf(", a capacity step's window after a %d s lead-in at its rate", p.LeadInS)
+	}
+	return fmt.Sprintf("quiet gate %d s under the host's load threshold within %d s (%s), up to %d run(s) measured again%s, requests time out after %d s, warm-up in %d s slices up to %d s, the cgroup sampler at most %d samples a window and no closer than %d ms%s%s",
 		p.QuietForS, p.QuietTimeoutS, yes(p.QuietRequired, "required", "a warning if not"), p.MaxRedo,
 		yes(p.CanaryRedo, " (a slow CPU canary too)", ""), p.RequestTimeoutS, p.WarmupSliceS, p.WarmupMaxS,
-		p.SamplerSamples, p.SamplerMinMs, yes(p.SamplerCheck, ", its own cost measured", ""))
+		p.SamplerSamples, p.SamplerMinMs, yes(p.SamplerCheck, ", its own cost measured", ""), lead)
 }

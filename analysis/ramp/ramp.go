@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 
+	"stacklab/analysis/latencyline"
 	"stacklab/analysis/study"
 	"stacklab/analysis/vegeta"
 )
@@ -34,6 +35,10 @@ type Step struct {
 	// shows it took the app's CPU (StealShare, OtherCPUs); "" when it
 	// does not, or was not recorded.
 	HostCPU string
+	// Slumps are the stretches of the step in which answers came at under
+	// half the offered rate (latencyline.Slumps), in time order; nil when
+	// the step kept no latency timeline.
+	Slumps []latencyline.Slump
 	// Restarted: the app was started afresh just before the step (the
 	// step before lost requests, or the app did not settle), so the step
 	// ran on an app just booted.
@@ -56,6 +61,13 @@ const (
 
 // MaxHostRedos bounds how many disturbed steps one ramp measures again.
 const MaxHostRedos = 2
+
+// LoneSlumpMs bounds a stall that may be measured again (the study's
+// ramp.stall_redos): a step failed on its p99 whose slumps, all together,
+// lasted at most this long failed on one moment in which the app all but
+// stopped, not on a rate it could not keep. An app past its capacity
+// answers under the rate for the whole step instead.
+const LoneSlumpMs = 1000
 
 // MinJudged is the fewest requests a lane other than the first (the
 // requests that wait on the upstream) must have in a step for its p99 to
@@ -270,7 +282,9 @@ func Trims(c *study.Case) bool {
 // one more step at the highest pass to confirm it. A step the generator
 // could not drive bounds the bisection as a fail does, so the ramp still
 // looks below it for a rate at which the stack fails. A failed step during
-// which the host stalled is measured again (at most MaxHostRedos a ramp).
+// which the host stalled is measured again (at most MaxHostRedos a ramp),
+// and so, when the study allows it (ramp.stall_redos), is one that failed
+// on its p99 through one stall (LoneSlump).
 func Decide(c *study.Case, steps []Step) Next {
 	r := c.Ramp
 	if len(steps) == 0 {
@@ -301,6 +315,13 @@ func decide(c *study.Case, steps []Step, st State, last Step) Next {
 			return Next{Rate: last.Rate, Why: fmt.Sprintf("step %d again: the host stalled %.0f ms on the %s CPUs during it", last.N, last.HostStallMs, last.HostStallOn)}
 		}
 		return Next{Rate: last.Rate, Why: fmt.Sprintf("step %d again: %s", last.N, last.HostCPU)}
+	}
+	if len(steps) < r.MaxSteps && st.Verdicts[len(steps)-1].Kind == Latency && !last.disturbed() && stallRedos(steps) < r.StallRedos &&
+		remeasured(steps, last.Rate) == 1 {
+		if sl, ok := last.LoneSlump(); ok {
+			return Next{Rate: last.Rate, Why: fmt.Sprintf("step %d again: it failed on one stall (answers all but stopped for %d ms at +%.1f s: %d answered, %d sent)",
+				last.N, sl.Ms, float64(sl.AtMs)/1e3, sl.Answers, sl.Sent)}
+		}
 	}
 	switch {
 	case len(steps) >= r.MaxSteps:
@@ -346,6 +367,32 @@ func decide(c *study.Case, steps []Step, st State, last Step) Next {
 // disturbed: the hiccup meters saw the host stall during the step, or the
 // host's account of the CPUs shows it took the app's CPU.
 func (s Step) disturbed() bool { return s.HostStallMs >= HostStallMs || s.HostCPU != "" }
+
+// LoneSlump is the step's one stall, when its slumps lasted LoneSlumpMs
+// or less in all: the longest of them.
+func (s Step) LoneSlump() (latencyline.Slump, bool) {
+	var total int64
+	var most latencyline.Slump
+	for _, sl := range s.Slumps {
+		total += sl.Ms
+		if sl.Ms > most.Ms {
+			most = sl
+		}
+	}
+	return most, len(s.Slumps) > 0 && total <= LoneSlumpMs
+}
+
+// stallRedos counts the steps measured again because the one before at
+// the same rate failed on one stall.
+func stallRedos(steps []Step) int {
+	n := 0
+	for i := 1; i < len(steps); i++ {
+		if _, lone := steps[i-1].LoneSlump(); lone && steps[i].Rate == steps[i-1].Rate && !steps[i-1].disturbed() {
+			n++
+		}
+	}
+	return n
+}
 
 // hostRedos counts the steps measured again because the host disturbed
 // the one before at the same rate.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+	"stacklab/analysis/latencyline"
 	"stacklab/analysis/study"
 	"stacklab/analysis/vegeta"
 )
@@ -356,5 +357,51 @@ func TestTrimsOnlyWhenTheMixWrites(t *testing.T) {
 	c.Mix = append(c.Mix, study.MixEntry{Name: "write", Method: "POST"})
 	if !Trims(c) {
 		t.Error("a mix with a POST does not trim")
+	}
+}
+
+// With the study's stall_redos, a step that failed on its p99 through one
+// stall (a slump of 200 ms) is measured once more, at most stall_redos a
+// ramp; a step whose answers were under the rate for longer (an app past
+// its capacity) is not, nor is one without the study's consent.
+func TestStallFailIsRedone(t *testing.T) {
+	c := capacityCase(t)
+	sm := sim{capacity: 3000, genMax: 1e6}
+	stall := func(s Step) Step {
+		s = sim{capacity: 1, genMax: 1e6}.step(c, s.N, s.Rate) // p99 over the target
+		s.Slumps = []latencyline.Slump{{AtMs: 300, Ms: 200, Answers: 51, Sent: 1400}}
+		return s
+	}
+	steps := []Step{sm.step(c, 1, 50), sm.step(c, 2, 100), sm.step(c, 3, 200), stall(sm.step(c, 4, 400))}
+	if next := Decide(c, steps); next.Rate == 400 {
+		t.Errorf("without stall_redos: %+v, want no redo", next)
+	}
+	c.Ramp.StallRedos = 2
+	next := Decide(c, steps)
+	if next.Rate != 400 || !strings.Contains(next.Why, "step 4 again: it failed on one stall (answers all but stopped for 200 ms at +0.3 s: 51 answered, 1400 sent)") {
+		t.Errorf("after a one-stall fail: %+v, want 400 again", next)
+	}
+	if !next.Cooldown {
+		t.Errorf("the redo of a failed step comes after a cooldown: %+v", next)
+	}
+	// the redo passes: the later step counts, and the climb goes on
+	steps = append(steps, sm.step(c, 5, 400))
+	if next := Decide(c, steps); next.Rate != 800 {
+		t.Errorf("after the redo passed: %+v, want 800", next)
+	}
+	// a second and a third stall: only the second is measured again
+	steps = append(steps, stall(sm.step(c, 6, 800)))
+	if next := Decide(c, steps); next.Rate != 800 {
+		t.Errorf("the second stall: %+v, want 800 again", next)
+	}
+	steps = append(steps, sm.step(c, 7, 800), stall(sm.step(c, 8, 1600)))
+	if next := Decide(c, steps); next.Rate == 1600 {
+		t.Errorf("a third stall with stall_redos 2: %+v, want no redo", next)
+	}
+	// answers under the rate for 1.5 s in all: not one stall
+	long := stall(sm.step(c, 4, 400))
+	long.Slumps = append(long.Slumps, latencyline.Slump{AtMs: 5000, Ms: 1300})
+	if next := Decide(c, append(steps[:3:3], long)); next.Rate == 400 {
+		t.Errorf("slumps of 1.5 s: %+v, want no redo", next)
 	}
 }

@@ -24,7 +24,9 @@
 //	               were files the copy of its study (refused unless the study's
 //	               windows are exactly the run's cases)
 //	record study-files DIR OUT   the manifest's copy of the study, as files in OUT
-//	record step OUT --step N --rate R --duration S     a capacity step's target.json
+//	record step OUT --step N --rate R --duration S [--lead-in S]   a capacity step's target.json
+//	record cut OUT --from-ns T --duration S CSV   the rows of a step's attack
+//	               sent in its window, after the lead-in (cut.go; exit 2 on bad input)
 //	record timeline OUT (--oha-db FILE --start-unix-ns N | --vegeta-csv FILE...) [--bucket-ms 100]
 //	               a window's or step's <window>.latency.jsonl (timeline.go; exit 2 on bad input)
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
@@ -87,6 +89,8 @@ func main() {
 		err = step(dir, args)
 	case "timeline":
 		os.Exit(timelineCmd(dir, args, os.Stderr))
+	case "cut":
+		os.Exit(cutCmd(dir, args, os.Stderr))
 	case "resources":
 		err = resources(dir, args)
 	case "rows":

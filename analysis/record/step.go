@@ -18,6 +18,7 @@ func step(out string, args []string) error {
 	fl.IntVar(&t.Step, "step", 0, "the step's number, from 1")
 	fl.Float64Var(&t.Rate, "rate", 0, "the planned req/s")
 	fl.Float64Var(&t.DurationS, "duration", 0, "the planned seconds")
+	fl.Float64Var(&t.LeadInS, "lead-in", 0, "seconds at the rate before the window, not measured")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"html"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"stacklab/analysis/ramp"
@@ -26,7 +27,7 @@ func capacityBlocks(s *summary.Summary) []block {
 		for _, l := range ct.Lanes {
 			lanes += fmt.Sprintf(" The %.0f%% of the mix that waits on the upstream (lane %s) ran as its own generator and is held to p99 ≤ %g ms (the target plus the wait); the p99 column is the rest's.", 100*l.Share, l.Name, l.TargetMs)
 		}
-		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s%s", ct.P99Ms, ct.ThinkS, lanes, trimWords(ct)))
+		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s%s%s", ct.P99Ms, ct.ThinkS, lanes, trimWords(ct), redoWords(ct)))
 		var refused []string
 		for _, r := range ct.Rows {
 			for _, n := range r.Refused {
@@ -50,6 +51,19 @@ func trimWords(ct *summary.CapacityTable) string {
 		return ""
 	}
 	return " Every step started on the seeded rows: before its warm-up and again before its window the bench deleted the rows earlier steps had written, because /bench/read counts the whole table and its cost grows with every row (docs/capacity.md); raw step-NN.trim says how many."
+}
+
+// redoWords says what the ramp measured again and how each step's window
+// began, when the folder's study and profile did either.
+func redoWords(ct *summary.CapacityTable) string {
+	s := ""
+	if ct.LeadInS > 0 {
+		s += fmt.Sprintf(" Each step's attack ran %s at its rate before its window, and nothing of that lead-in was measured: no window began with a fresh generator on an app left idle since its warm-up.", units.Seconds(ct.LeadInS))
+	}
+	if ct.StallRedos > 0 {
+		s += fmt.Sprintf(" A step that failed on its p99 through one stall (answers under half the offered rate for %s or less in all, the host quiet) was measured once more before it bounded the search, at most %d a ramp; the later step counts.", strconv.FormatFloat(ramp.LoneSlumpMs/1e3, 'g', -1, 64)+" s", ct.StallRedos)
+	}
+	return s
 }
 
 func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {

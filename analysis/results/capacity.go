@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"stacklab/analysis/latencyline"
 	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/vegeta"
@@ -40,6 +41,10 @@ type Target struct {
 	Step      int     `json:"step"`
 	Rate      float64 `json:"rate"`
 	DurationS float64 `json:"duration_s"`
+	// LeadInS is how long the step's attack ran at the rate before its
+	// window (the profile's lead_in_s), measured by nothing; 0 for steps
+	// whose window began with the attack.
+	LeadInS float64 `json:"lead_in_s,omitempty"`
 }
 
 // Step is one measured step of a capacity ramp.
@@ -166,7 +171,22 @@ func (s *Step) RampStep() ramp.Step {
 	rs.HostStallMs, rs.HostStallOn = float64(d.Microseconds())/1e3, on
 	rs.Restarted = s.Restarted != ""
 	rs.HostCPU = s.hostCPU()
+	rs.Slumps = s.slumps()
 	return rs
+}
+
+// slumps are the step's stretches of answers under half its rate, from
+// its latency timeline; nil when it kept none or it cannot be read (the
+// summary reports a bad timeline where it reads it).
+func (s *Step) slumps() []latencyline.Slump {
+	if s.LatencyPath == "" {
+		return nil
+	}
+	lt, err := latencyline.Read(s.LatencyPath)
+	if err != nil {
+		return nil
+	}
+	return lt.Slumps(s.Target.Rate, int64(s.Target.DurationS*1e3))
 }
 
 var (

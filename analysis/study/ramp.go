@@ -38,6 +38,11 @@ type Ramp struct {
 	// falls behind opens tens of thousands and the ports run out for the
 	// stacks that follow.
 	Connections int
+	// StallRedos is how many failed steps of one ramp may be measured once
+	// more because their fail was one stall (ramp.LoneSlump: answers all
+	// but stopped for a moment, and came at the rate otherwise); 0, the
+	// default, measures none again.
+	StallRedos int
 }
 
 // MixEntry is one request of a capacity case's mix, sent in proportion
@@ -70,6 +75,7 @@ type rampShape struct {
 	TimeoutS   any `toml:"timeout_s"`
 	Hold       any `toml:"hold"`
 	Conns      any `toml:"connections"`
+	StallRedos any `toml:"stall_redos"`
 }
 
 type mixShape struct {
@@ -205,6 +211,13 @@ func newRamp(rs *rampShape) (*Ramp, error) {
 			return nil, &Error{Key: "ramp.connections", Msg: fmt.Sprintf("want a whole number from 1 to 20000, got %v", rs.Conns)}
 		}
 		r.Connections = int(n)
+	}
+	if rs.StallRedos != nil {
+		n, ok := rs.StallRedos.(int64)
+		if !ok || n < 0 || n > 10 {
+			return nil, &Error{Key: "ramp.stall_redos", Msg: fmt.Sprintf("want a whole number from 0 to 10 (failed steps measured again a ramp), got %v", rs.StallRedos)}
+		}
+		r.StallRedos = int(n)
 	}
 	if r.MaxRate < r.Start {
 		return nil, &Error{Key: "ramp.max_rate", Msg: fmt.Sprintf("%s is below ramp.start (%s)", formatNum(r.MaxRate), formatNum(r.Start))}

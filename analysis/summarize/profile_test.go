@@ -22,7 +22,7 @@ func TestTheProfileTableIsInTheHeader(t *testing.T) {
 	if code := run([]string{dir}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d; stderr: %s", code, errb.String())
 	}
-	want := "; quiet gate 60 s under the host's load threshold within 900 s (required), up to 2 run(s) measured again (a slow CPU canary too), requests time out after 30 s, warm-up in 1 s slices up to 30 s, the cgroup sampler at most 75 samples a window and no closer than 100 ms, its own cost measured\n"
+	want := "; quiet gate 60 s under the host's load threshold within 900 s (required), up to 2 run(s) measured again (a slow CPU canary too), requests time out after 30 s, warm-up in 1 s slices up to 30 s, the cgroup sampler at most 75 samples a window and no closer than 100 ms, its own cost measured, a capacity step's window after a 2 s lead-in at its rate\n"
 	if s := out.String(); !strings.Contains(s, "- profile: full (") || !strings.Contains(s, want) {
 		t.Errorf("the header's profile line lacks the table:\n%s", s[:min(1500, len(s))])
 	}

@@ -27,6 +27,12 @@ type CapacityTable struct {
 	// Trimmed: the steps started on the seeded rows (the bench deleted
 	// what earlier steps wrote; ramp.Trims), in every step of every row.
 	Trimmed bool `json:"steps_start_on_seed_rows,omitempty"`
+	// StallRedos is the study's ramp.stall_redos: how many failed steps a
+	// ramp measured again because they failed on one stall.
+	StallRedos int `json:"stall_redos,omitempty"`
+	// LeadInS: every step's attack ran this long at its rate before its
+	// window (0 when a step had none).
+	LeadInS float64 `json:"lead_in_s,omitempty"`
 }
 
 // CapacityLane is a lane of the mix that has its own p99 target.
@@ -157,11 +163,12 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 		if c.Ramp == nil || !contains(f.Manifest.Parameters.Cases, c.Name) {
 			continue
 		}
-		t := CapacityTable{Case: c.Name, P99Ms: c.Ramp.P99Ms, ThinkS: c.Ramp.ThinkS}
+		t := CapacityTable{Case: c.Name, P99Ms: c.Ramp.P99Ms, ThinkS: c.Ramp.ThinkS, StallRedos: c.Ramp.StallRedos}
 		for _, l := range c.Lanes()[1:] {
 			t.Lanes = append(t.Lanes, CapacityLane{l.Name, l.Share, l.TargetMs(c.Ramp)})
 		}
 		t.Trimmed = true
+		lead, leads := math.Inf(1), 0
 		for _, stack := range f.Manifest.Parameters.Stacks {
 			row, err := s.capacityRow(f, c, stack)
 			if err != nil {
@@ -169,6 +176,16 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 			}
 			t.Rows = append(t.Rows, row)
 			t.Trimmed = t.Trimmed && row.trimmed
+			for _, r := range f.Runs {
+				if win := r.Window(stack, c.Name); win != nil {
+					for _, st := range win.Steps {
+						lead, leads = math.Min(lead, st.Target.LeadInS), leads+1
+					}
+				}
+			}
+		}
+		if leads > 0 && lead > 0 {
+			t.LeadInS = lead
 		}
 		out = append(out, t)
 	}

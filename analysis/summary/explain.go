@@ -90,6 +90,9 @@ type evidence struct {
 	openLoop bool
 	// pauses are the runtime's own (a JVM's GC), nil when it keeps none.
 	pauses []pauses.Pause
+	// slumps: a capacity step's stretches of answers under half its rate
+	// (latencyline.Slumps); nil for a window.
+	slumps []latencyline.Slump
 	// dirtyRatio, dirtyBytes: the host's dirty-page limits (manifest), for
 	// reading dirty+writeback against the limit that throttles writers.
 	dirtyRatio, dirtyBytes int64
@@ -207,10 +210,35 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	if fl := flushWords(within(ev.samples, sp)); fl != "" {
 		return CauseAppStall, fmt.Sprintf("%s%s, and the host's hiccup meters saw no stall; %s as those answers waited", what, cpu, fl)
 	}
+	// An open loop's app that all but stopped answering, below its CPU
+	// limit and with the host quiet, stalled: a few answers trickling out
+	// keep its answer gap short, not its requests waiting.
+	if sl, ok := slumpIn(ev, sp); ok {
+		s := fmt.Sprintf("%s%s, and the host's hiccup meters saw no stall; answers all but stopped for %s from +%s (%d answered, %d sent): the app stalled",
+			what, cpu, msWords(float64(sl.Ms)), secWords(sl.AtMs), sl.Answers, sl.Sent)
+		if len(cg) > 0 {
+			return CauseAppStall, s + "; its cgroup showed " + strings.Join(cg, "; ")
+		}
+		return CauseAppStall, s + "; nothing in its cgroup timeline at that time says why"
+	}
 	if len(cg) > 0 {
 		return CauseUnexplained, what + cpu + "; its cgroup showed " + strings.Join(cg, "; ") + ", but neither a host stall, the generator, a warming trend nor a CPU limit"
 	}
 	return CauseUnexplained, what + cpu + ": no host stall, no saturated generator or app, no warming trend, nothing in the cgroup timeline"
+}
+
+// slumpIn is the longest of the step's slumps that overlaps sp (widened
+// by slopMs).
+func slumpIn(ev evidence, sp span) (latencyline.Slump, bool) {
+	var best latencyline.Slump
+	found := false
+	for _, sl := range ev.slumps {
+		from, to := ev.lt.Abs(sl.AtMs), ev.lt.Abs(sl.AtMs+sl.Ms)
+		if latencyline.Overlap(from, to, sp.from-slopMs*1e6, sp.to+slopMs*1e6) > 0 && (!found || sl.Ms > best.Ms) {
+			best, found = sl, true
+		}
+	}
+	return best, found
 }
 
 // runtimeWords names the runtime's pauses of runtimeMs or more that
@@ -494,6 +522,7 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 			return e, err
 		}
 		ev.lt = &lt
+		ev.slumps = lt.Slumps(st.Target.Rate, int64(st.Target.DurationS*1e3))
 		var where string
 		sp, where = stallSpan(&lt)
 		what += "; " + where

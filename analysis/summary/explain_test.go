@@ -161,6 +161,24 @@ func TestExplainRules(t *testing.T) {
 		}{c.name, c.want, ev(closedLoop(10, time.Millisecond, 1, short), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, ts)})
 	}
 
+	// An open loop's app that all but stopped for 200 ms: one answer in
+	// ten on time, the rest when it resumed, so no answer gap of 100 ms.
+	var open []latencyline.Request
+	for i := range 20000 {
+		at := time.Duration(i) * time.Second / 2000
+		done := at + time.Millisecond
+		if at >= 4*time.Second && at < 4200*time.Millisecond && i%10 != 0 {
+			done = 4200*time.Millisecond + time.Duration(i%10)*time.Millisecond
+		}
+		open = append(open, latencyline.Request{StartNs: int64(at), EndNs: int64(done), Status: 200})
+	}
+	slump := ev(open, []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))
+	slump.openLoop, slump.slumps = true, slump.lt.Slumps(2000, 10000)
+	cases = append(cases, struct {
+		name, want string
+		ev         evidence
+	}{"answers all but stopped (open loop)", CauseAppStall, slump})
+
 	var out bytes.Buffer
 	for _, tc := range cases {
 		sp, where := stallSpan(tc.ev.lt)

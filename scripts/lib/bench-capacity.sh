@@ -33,24 +33,34 @@ lane_file() {
   if [[ "$2" == main ]]; then echo "$1.json"; else echo "$1.$2.json"; fi
 }
 
-# vegeta_lane OUT WINDOW LANE RATE SECONDS: vegeta attack on LANE's share
-# of RATE for SECONDS, pinned to the load generator's CPUs, the CPU time of
-# the attack to OUT.time, then its report (JSON, as vegeta writes it) to
-# OUT, and every result as CSV to OUT.csv (for the step's latency
-# timeline). The attack writes its results to a file in the work folder and
-# the report reads them after the step: piping them to a concurrent report
+# vegeta_lane OUT WINDOW LANE RATE SECONDS [FROM_NS LEAD]: vegeta attack on
+# LANE's share of RATE for SECONDS, pinned to the load generator's CPUs,
+# the CPU time of the attack to OUT.time, then its report (JSON, as vegeta
+# writes it) to OUT, and every result as CSV to OUT.csv (for the step's
+# latency timeline). With FROM_NS and LEAD the attack runs LEAD seconds
+# more, first, and only what it sent from FROM_NS (unix ns) for SECONDS is
+# the window: `record cut` keeps those results, and vegeta reports on them.
+# The attack writes its results to a file in the work folder and the
+# report reads them after the step: piping them to a concurrent report
 # cost the generator's CPU 60 µs per request against 43 (measured against
 # one Go server on this host's loopback), which capped the rate one CPU
 # could hold near 10,000 req/s.
 vegeta_lane() {
-  local out=$1 args=() bin rc=0
+  local out=$1 from=${6:-} lead=${7:-0} args=() bin rc=0 secs=$5
   bin="$WORK/vegeta.$(basename "$out" .json).bin"
-  mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets "$WORK/plan/$2.$3.targets" --rate "$4" --duration "$5")
+  [[ -z "$from" ]] || secs=$(($5 + lead))
+  mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets "$WORK/plan/$2.$3.targets" --rate "$4" --duration "$secs")
   (
     TIMEFORMAT='%3U %3S %3R'
     time taskset -c "$LOADGEN_CPUS" vegeta "${args[@]}" -output "$bin" 2>"$out.stderr"
   ) 2>"$out.time" || rc=$?
-  if [[ -s "$bin" ]]; then
+  if [[ -s "$bin" && -n "$from" ]]; then
+    # the window only: what was sent after the lead-in
+    taskset -c "$LOADGEN_CPUS" vegeta encode -to csv "$bin" >"$out.all.csv" 2>>"$out.stderr" &&
+      taskset -c "$LOADGEN_CPUS" "$(lab_tool_path record)" cut "$out.csv" --from-ns "$from" --duration "$5" "$out.all.csv" 2>>"$out.stderr" &&
+      taskset -c "$LOADGEN_CPUS" vegeta report -type=json "$out.csv" >"$out" 2>>"$out.stderr" || rc=1
+    rm -f "$out.all.csv"
+  elif [[ -s "$bin" ]]; then
     taskset -c "$LOADGEN_CPUS" vegeta report -type=json "$bin" >"$out" 2>>"$out.stderr" || rc=1
     # every result, for the step's latency timeline (vegeta_step compacts
     # the lanes into one); a warm-up keeps none
@@ -60,12 +70,15 @@ vegeta_lane() {
   return "$rc"
 }
 
-# vegeta_step BASE WINDOW RATE SECONDS: every lane at once, each lane's
-# report beside BASE (lane_file); false when one failed
+# vegeta_step BASE WINDOW RATE SECONDS [LEAD]: every lane at once, each
+# lane's report beside BASE (lane_file); false when one failed. With LEAD
+# (seconds, above 0) every lane first runs that long at the rate, and the
+# window is what they sent after it, on one clock for all lanes.
 vegeta_step() {
-  local base=$1 lane pids=() outs=() i rc=0
+  local base=$1 lane pids=() outs=() i rc=0 lead=${5:-0} cut=()
+  ((lead <= 0)) || cut=("$(($(date +%s%N) + lead * 1000000000))" "$lead")
   for lane in ${WIN_LANES[$2]}; do
-    in_background vegeta_lane "$(lane_file "$base" "$lane")" "$2" "$lane" "$3" "$4"
+    in_background vegeta_lane "$(lane_file "$base" "$lane")" "$2" "$lane" "$3" "$4" "${cut[@]}"
     pids+=("$BG_PID") outs+=("$(lane_file "$base" "$lane")")
   done
   for i in "${!pids[@]}"; do
@@ -170,8 +183,11 @@ ramp_restart() {
 # ramp_trim ROW BASE WHEN: delete the rows the app wrote since the seed
 # (plan ramp says "trim yes" when the mix writes), a line to BASE.trim
 ramp_trim() {
-  local out
-  if out=$(lab_tool seed trim "$(row_db_target "$1" "$DB_DIR")" 2>&1); then
+  local out pin=()
+  # on the generator's CPUs when they are this machine's: nothing of the
+  # lab's runs on the app's CPUs just before its window
+  [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]] || pin=(taskset -c "$LOADGEN_CPUS")
+  if out=$("${pin[@]}" "$(lab_tool_path seed)" trim "$(row_db_target "$1" "$DB_DIR")" 2>&1); then
     echo "$3: $out" >>"$2.trim"
   else
     echo "$3: the trim failed: $out" >>"$2.trim"
@@ -183,12 +199,16 @@ ramp_trim() {
 
 # ramp_step RUN ROW WINDOW SDIR N RATE WARM [TRIM]: warm up WARM s at RATE,
 # then measure the step while cgsample watches the cgroup, on the seeded
-# rows when TRIM is yes; false when the ramp cannot go on
+# rows when TRIM is yes; false when the ramp cannot go on. The step's
+# attack starts LEAD_IN_S (the profile's lead_in_s) before its window: in
+# 2026-12-02-local-quota-capacity-nine a quarter of the failed steps
+# failed on a stall in the window's first 200 ms, as a fresh vegeta began
+# on an app idle since the warm-up, the trim and the instruments' start.
 ramp_step() {
   local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 warm=$7 trim=${8:-} base rc=0
   base="$sdir/$(printf 'step-%02d' "$n")"
   ports_settle
-  lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION"
+  lab_tool record step "$base.target.json" --step "$n" --rate "$rate" --duration "$DURATION" --lead-in "${LEAD_IN_S:-0}"
   [[ "$trim" != yes ]] || ramp_trim "$row" "$base" "before the warm-up"
   vegeta_step "$WORK/warmup" "$w" "$rate" "$warm" || true
   [[ "$trim" != yes ]] || ramp_trim "$row" "$base" "before the window"
@@ -196,7 +216,7 @@ ramp_step() {
   since=$(date -u +%FT%T.%NZ)
   sampler_start "$base.cgroup.jsonl"
   hiccup_start "$base"
-  vegeta_step "$base" "$w" "$rate" "$DURATION" || rc=$?
+  vegeta_step "$base" "$w" "$rate" "$DURATION" "${LEAD_IN_S:-0}" || rc=$?
   runtime_pauses "$row" "$since" "$base.pauses.jsonl"
   if ! container_running "$CONTAINER"; then
     echo "the container exited during the step" >"$base.error"
