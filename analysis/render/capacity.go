@@ -188,7 +188,7 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 	if len(items) == 0 {
 		return nil
 	}
-	out := []block{p("The failed step that bounded each run's capacity, and its cause (host: the hiccup meters saw the host stall; app stall: answers stopped with the host quiet, or slowed while the cgroup's dirty pages were written back; app saturated: the app at its CPU limit over the step, or while its slow answers waited; generator: the generator could not drive the step; after overload: the app spent 1.3× or more CPU per request than at the nearest rate that passed before the run's first failed step; unexplained: none of these):"),
+	out := []block{p("The failed step that bounded each run's capacity, and its cause (host: the hiccup meters saw the host stall; app stall: answers stopped, or all but stopped (under half the offered rate), with the host quiet, or slowed while the cgroup's dirty pages were written back; app saturated: the app at its CPU limit over the step, or while its slow answers waited; generator: the generator could not drive the step; after overload: the app spent 1.3× or more CPU per request than at the nearest rate that passed before the run's first failed step; unexplained: none of these):"),
 		{kind: list, items: items}}
 	if len(repeat) > 0 {
 		out = append(out, p("Run to run (agreeing: within %.0f%%):", 100*RepeatTolerance), block{kind: list, items: repeat})

@@ -44,10 +44,27 @@ func samplerBlocks(s *summary.Summary) []block {
 	if len(s.SamplerCost) == 0 {
 		return samplerCPUBlocks(s, true)
 	}
+	if all := allInstruments(s.SamplerCost); all {
+		items, med := pairItems(s.SamplerCost, "the instruments")
+		return append([]block{h(2, "the sampler's cost"),
+			p("The same case measured again without any instrument (no cgroup sampler, no latency timeline: oha kept no per-request store, and no hiccup meters), right before the measured slice in even slices and right after it in odd ones, in the same container: median change %+.1f%% in req/s over %d pairs, what the three cost together (the sampler, oha's store and the generator's meter share the load generator's CPUs; the app's meter shares the app's).", 100*med, len(items)),
+			{kind: list, items: items}}, samplerCPUBlocks(s, false)...)
+	}
 	items, med := pairItems(s.SamplerCost, "the sampler")
 	return append([]block{h(2, "the sampler's cost"),
 		p("The same case measured again without the cgroup sampler, right after, in the same container: median change %+.1f%% in req/s (the sampler runs on the load generator's CPUs).%s", 100*med, recheckWords(s.SamplerCost)),
 		{kind: list, items: items}}, samplerCPUBlocks(s, false)...)
+}
+
+// allInstruments: every pair is the paired profile's, every instrument
+// on against none (SamplerPair.AllInstruments).
+func allInstruments(pairs []summary.SamplerPair) bool {
+	for _, sp := range pairs {
+		if !sp.AllInstruments {
+			return false
+		}
+	}
+	return len(pairs) > 0
 }
 
 // pairItems lists a watcher's with/without pairs, one line each, and the

@@ -240,6 +240,11 @@ type SamplerPair struct {
 	Without float64 `json:"without_sampler_req_per_sec"`
 	// Rechecked: With is the mean of the measured window and its recheck.
 	Rechecked bool `json:"rechecked,omitempty"`
+	// AllInstruments: the slice without the sampler ran without the
+	// latency timeline and the hiccup meters too, and the measured one
+	// with all three (the paired profile's pair, scripts/lib/bench-paired.sh):
+	// the pair is what every instrument costs together.
+	AllInstruments bool `json:"all_instruments,omitempty"`
 }
 
 // Change is the sampler's effect on req/s: -0.02 means 2% fewer with it.
@@ -311,7 +316,23 @@ func (s *Summary) markFindings(found map[string][]windowFinding) {
 }
 
 func samplerCost(f *results.Folder) []SamplerPair {
-	return costPairs(f, func(w *results.Window) *oha.Result { return w.NoSampler })
+	pairs := costPairs(f, func(w *results.Window) *oha.Result { return w.NoSampler })
+	m := f.Manifest
+	if m == nil || !(m.Profile == "paired" || m.ProfileTable != nil && m.ProfileTable.Paired) {
+		return pairs
+	}
+	// The paired profile's slice without the sampler has no oha store and
+	// no hiccup meters either; the measured slice had them when it kept
+	// their records.
+	for i := range pairs {
+		sp := &pairs[i]
+		for _, r := range f.Runs {
+			if w := r.Window(sp.Stack, sp.Case); r.N == sp.Run && w != nil && w.LatencyPath != "" && len(w.Hiccups) > 0 {
+				sp.AllInstruments = true
+			}
+		}
+	}
+	return pairs
 }
 
 // Failure is one correctness gate that failed.

@@ -122,7 +122,7 @@ run_ramp() {
     done < <(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")
     [[ -z "$stop" ]] || break
     [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
-    note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + DURATION)) s each): $rate req/s${why:+ ($why)}"
+    note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + ${LEAD_IN_S:-0} + DURATION)) s each): $rate req/s${why:+ ($why)}"
     if [[ -n "$restart" ]]; then
       ramp_restart "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" "$restart" || return 0
       warm=$WARMUP_MAX_S
