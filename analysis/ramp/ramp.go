@@ -62,6 +62,13 @@ const (
 // MaxHostRedos bounds how many disturbed steps one ramp measures again.
 const MaxHostRedos = 2
 
+// Rules is the version of the ramp's reading of a step that the bench
+// records in each step's target (`record step`), so a folder is read by
+// the rules it ran with: 1 (none recorded), every slump counts; 2, from
+// 2026-12-02's last runs, a slump from the window's first bucket does not
+// (results.Step.Slumps).
+const Rules = 2
+
 // LoneSlumpMs bounds a stall that may be measured again (the study's
 // ramp.stall_redos): a step failed on its p99 whose slumps, all together,
 // lasted at most this long failed on one moment in which the app all but

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 )
 
@@ -11,7 +12,9 @@ import (
 // length the ramp planned, before the step runs, so analysis knows what
 // the generator was asked to hold.
 //
-//	record step OUT --step N --rate R --duration S
+//	record step OUT --step N --rate R --duration S [--lead-in S]
+//
+// It records the version of the ramp's rules (ramp.Rules) beside them.
 func step(out string, args []string) error {
 	fl := flag.NewFlagSet("record step", flag.ContinueOnError)
 	var t results.Target
@@ -25,5 +28,6 @@ func step(out string, args []string) error {
 	if t.Step < 1 || !(t.Rate > 0) || !(t.DurationS > 0) {
 		return fmt.Errorf("--step (from 1), --rate and --duration (above 0) are required")
 	}
+	t.RampRules = ramp.Rules
 	return results.WriteRaw(out, t)
 }

@@ -45,6 +45,10 @@ type Target struct {
 	// window (the profile's lead_in_s), measured by nothing; 0 for steps
 	// whose window began with the attack.
 	LeadInS float64 `json:"lead_in_s,omitempty"`
+	// RampRules is the version of the ramp's reading of a step the bench
+	// ran with (ramp.Rules); 0 for steps recorded before it was kept,
+	// which read as version 1.
+	RampRules int `json:"ramp_rules,omitempty"`
 }
 
 // Step is one measured step of a capacity ramp.
@@ -171,22 +175,33 @@ func (s *Step) RampStep() ramp.Step {
 	rs.HostStallMs, rs.HostStallOn = float64(d.Microseconds())/1e3, on
 	rs.Restarted = s.Restarted != ""
 	rs.HostCPU = s.hostCPU()
-	rs.Slumps = s.slumps()
+	if lt, err := s.latency(); err == nil {
+		rs.Slumps = s.Slumps(lt)
+	}
 	return rs
 }
 
-// slumps are the step's stretches of answers under half its rate, from
-// its latency timeline; nil when it kept none or it cannot be read (the
-// summary reports a bad timeline where it reads it).
-func (s *Step) slumps() []latencyline.Slump {
+// latency reads the step's latency timeline; an error when it kept none.
+func (s *Step) latency() (latencyline.Timeline, error) {
 	if s.LatencyPath == "" {
-		return nil
+		return latencyline.Timeline{}, errors.New("no latency timeline")
 	}
-	lt, err := latencyline.Read(s.LatencyPath)
-	if err != nil {
-		return nil
+	return latencyline.Read(s.LatencyPath)
+}
+
+// Slumps are the step's stretches of answers under half its rate in lt,
+// its latency timeline, as the ramp's rules the bench ran with read them:
+// from version 2 on (ramp.Rules), a stretch from the window's first bucket
+// is not one. Answers count as they complete, so a window that begins on
+// an app already answering in 100 ms or more holds few of its own answers
+// in its first buckets: the latency was high when it began, which is no
+// stall of the window's.
+func (s *Step) Slumps(lt latencyline.Timeline) []latencyline.Slump {
+	sl := lt.Slumps(s.Target.Rate, int64(s.Target.DurationS*1e3))
+	if s.Target.RampRules >= 2 && len(sl) > 0 && sl[0].AtMs == 0 {
+		sl = sl[1:]
 	}
-	return lt.Slumps(s.Target.Rate, int64(s.Target.DurationS*1e3))
+	return sl
 }
 
 var (

@@ -50,6 +50,9 @@ const (
 	// closed loop's app at 92% of its CPU is the bottleneck, the rest lost
 	// to the kernel and the instruments beside it).
 	saturatedShare = 0.90
+	// throttledSaturated: the quota throttled the app in this share of
+	// the periods of a slow stretch: it was at its limit there.
+	throttledSaturated = 0.05
 	// slopMs widens a stall's span when lining it up with a hiccup: the
 	// two clocks are read by different processes.
 	slopMs = 50
@@ -199,6 +202,16 @@ func explain(ev evidence, sp span, what string) (string, string) {
 			s += fmt.Sprintf(" and was throttled in %.0f%% of periods", 100*th)
 		}
 		return CauseSaturated, s + ": at its limit"
+	}
+	// Throttled while the slow answers waited: the quota cut the app off
+	// for the rest of a period, its mean below the limit (the bursts were
+	// at it).
+	if th, ok := throttled(within(ev.samples, sp)); ok && th >= throttledSaturated {
+		s := fmt.Sprintf("%s; the app's CPU quota throttled it in %.0f%% of periods while those answers waited", what, 100*th)
+		if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 {
+			s += fmt.Sprintf(" (it used %.2f of its %s CPU over the %s)", use, fmtCPUs(ev.cpuLimit), ev.unit())
+		}
+		return CauseSaturated, s + ": at its limit in bursts"
 	}
 	cpu := ""
 	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 {
@@ -522,7 +535,7 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 			return e, err
 		}
 		ev.lt = &lt
-		ev.slumps = lt.Slumps(st.Target.Rate, int64(st.Target.DurationS*1e3))
+		ev.slumps = st.Slumps(lt)
 		var where string
 		sp, where = stallSpan(&lt)
 		what += "; " + where

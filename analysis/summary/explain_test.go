@@ -132,10 +132,20 @@ func TestExplainRules(t *testing.T) {
 			*flushed[i].DirtyBytes = 100 << 10
 		}
 	}
+	quota := cgroup(10, 0.6, 0, 0)
+	for i := range quota {
+		ms := uint64(quota[i].TMs)
+		th := uint64(0)
+		if ms > 3700 {
+			th = (min(ms, 4300) - 3700) / 100 * 3 / 10 // 30% of the periods from 3.7 s to 4.3 s
+		}
+		quota[i].CPUPeriods, quota[i].CPUThrottledPeriods = timeline.U64(ms/100), timeline.U64(th)
+	}
 	for _, c := range []struct {
 		name, want string
 		ts         []timeline.Sample
-	}{{"at the limit while the slow answers waited", CauseSaturated, busy}, {"dirty pages written back", CauseAppStall, flushed}} {
+	}{{"at the limit while the slow answers waited", CauseSaturated, busy}, {"dirty pages written back", CauseAppStall, flushed},
+		{"throttled by the quota while the slow answers waited", CauseSaturated, quota}} {
 		cases = append(cases, struct {
 			name, want string
 			ev         evidence
