@@ -200,10 +200,10 @@ ramp_trim() {
 # ramp_step RUN ROW WINDOW SDIR N RATE WARM [TRIM]: warm up WARM s at RATE,
 # then measure the step while cgsample watches the cgroup, on the seeded
 # rows when TRIM is yes; false when the ramp cannot go on. The step's
-# attack starts LEAD_IN_S (the profile's lead_in_s) before its window: in
-# 2026-12-02-local-quota-capacity-nine a quarter of the failed steps
-# failed on a stall in the window's first 200 ms, as a fresh vegeta began
-# on an app idle since the warm-up, the trim and the instruments' start.
+# attack starts LEAD_IN_S (the profile's lead_in_s) before its window, so
+# the window never begins with a fresh vegeta on an app idle since the
+# warm-up, the trim and the instruments' start (docs/capacity.md, "One
+# stall is not a capacity", says what that did and did not change).
 ramp_step() {
   local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 warm=$7 trim=${8:-} base rc=0
   base="$sdir/$(printf 'step-%02d' "$n")"
