@@ -2,7 +2,7 @@ package main
 
 // The bench's schedule and its time left, decided here and nowhere else:
 // how many phases of each kind a run goes through (the quiet-host wait,
-// the ceiling windows, each row's boot and checks, its warm-ups and
+// the ceiling windows, the generator's headroom, each row's boot and checks, its warm-ups and
 // windows, the restarts of fresh_db windows, the sampler check, the
 // stop), which windows get a warm-up of their own, and what the phases
 // still to do should take: the mean of those of their kind measured so
@@ -22,7 +22,7 @@ import (
 
 // Kinds are the phases of a bench, in the order the ETA sums them and
 // record timing keeps them.
-var Kinds = []string{"quiet", "ceilings", "boot", "warmup", "window", "restart", "sampler", "stop"}
+var Kinds = []string{"quiet", "ceilings", "headroom", "boot", "warmup", "window", "restart", "sampler", "stop"}
 
 // What a phase takes, the guesses until one of its kind is measured in
 // the bench itself: a boot with its checks, a restart, a window's time
@@ -40,6 +40,7 @@ const (
 	guessWarmupOverMs  = 40  // a warm-up's beyond its length
 	guessSteadyS       = 5   // a steady-state warm-up's mean length
 	guessCeilingOverMs = 100 // a ceiling window's beyond its length
+	guessHeadroomMs    = 800 // the headroom's beyond its warm-up and window: the mock started and stopped
 	guessRampStepOver  = 500 // a ramp step's beyond its warm-up and window
 	guessRampSteps     = 10  // a ramp's steps when plan gave no guess
 	// The paired profile: every row up at once, each boot and restart
@@ -66,6 +67,7 @@ type Schedule struct {
 	QuietLoad     float64 // the gate's load average
 	Load1         float64 // the host's 1-minute load now
 	SamplerCheck  bool    // a window measured again without the sampler, once a run
+	Headroom      bool    // the generator's headroom, once a run (headroom.go)
 	Windows       []WindowFacts
 }
 
@@ -142,7 +144,7 @@ func Plan(s Schedule) *ETA {
 	}
 	rows, nw := s.Rows, len(s.Windows)
 	e.WarmupsPerRow, e.FreshPerRow, e.WindowsPerRow = warmups, fresh, nw
-	e.PerRun = map[string]int{"quiet": b2i(s.QuietGate), "ceilings": b2i(ceilings > 0), "boot": rows, "warmup": rows * warmups,
+	e.PerRun = map[string]int{"quiet": b2i(s.QuietGate), "ceilings": b2i(ceilings > 0), "headroom": b2i(s.Headroom), "boot": rows, "warmup": rows * warmups,
 		"window": rows * nw, "restart": rows * fresh, "sampler": b2i(s.SamplerCheck), "stop": rows}
 	warm := int64(s.WarmupS*1000 + guessWarmupOverMs)
 	steady := int64(max(s.WarmupS, guessSteadyS)*1000 + guessWarmupOverMs)
@@ -164,7 +166,8 @@ func Plan(s Schedule) *ETA {
 		window = all / int64(nw)
 	}
 	e.GuessMs = map[string]int64{"quiet": QuietGuessMs(s), "ceilings": int64(ceilings) * int64(s.DurationS*1000+guessCeilingOverMs),
-		"boot": guessBootMs, "warmup": steady, "window": window, "restart": guessRestartMs, "sampler": warm + 3*win, "stop": guessStopMs}
+		"headroom": int64((s.WarmupS+s.DurationS)*1000 + guessHeadroomMs),
+		"boot":     guessBootMs, "warmup": steady, "window": window, "restart": guessRestartMs, "sampler": warm + 3*win, "stop": guessStopMs}
 	e.AddRuns(s.Runs)
 	return e
 }
@@ -172,6 +175,8 @@ func Plan(s Schedule) *ETA {
 // planPaired: one quiet wait, each row booted once and restarted for each
 // later fresh_db case (its warm-up counted in), RUNS slices of every row
 // in every case plus each row's warm-up slice per case, one stop each.
+// No headroom: its rows are up at once, so there is no moment before a
+// run's first row for the mock to stand where an app stands.
 func planPaired(s Schedule) *ETA {
 	e := newETA()
 	rows, nw := s.Rows, len(s.Windows)

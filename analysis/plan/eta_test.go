@@ -35,6 +35,17 @@ func TestETAPlan(t *testing.T) {
 	if e.PerRun["restart"] != 3 || e.PerRun["warmup"] != 6 || e.PerRun["ceilings"] != 1 {
 		t.Errorf("per run: %v", e.PerRun)
 	}
+	// the generator's headroom: once a run, its warm-up and window and the
+	// mock's start and stop; never in the paired profile
+	s.Headroom = true
+	e = Plan(s)
+	if e.PerRun["headroom"] != 1 || e.GuessMs["headroom"] != 6800 {
+		t.Errorf("headroom: %d a run, guessed %d ms", e.PerRun["headroom"], e.GuessMs["headroom"])
+	}
+	s.Paired = true
+	if got := Plan(s).Left["headroom"]; got != 0 {
+		t.Errorf("paired: %d headroom windows", got)
+	}
 	// paired: every row up once, each row's warm-up slice per case, 2 s
 	// slices: 36 windows × 5.4 s, 3 boots × 3 s, 3 stops × 0.5 s, 2
 	// sampler checks × 5.4 s
@@ -79,7 +90,7 @@ func TestETACommands(t *testing.T) {
 		{[]string{"left-of", "boot"}, "0"},
 		{[]string{"add-runs", "1"}, ""},
 		{[]string{"left-of", "boot"}, "1"},
-		{[]string{"phases"}, "quiet=0:0\nceilings=0:0\nboot=1:2000\nwarmup=0:0\nwindow=0:0\nrestart=0:0\nsampler=0:0\nstop=0:0"},
+		{[]string{"phases"}, "quiet=0:0\nceilings=0:0\nheadroom=0:0\nboot=1:2000\nwarmup=0:0\nwindow=0:0\nrestart=0:0\nsampler=0:0\nstop=0:0"},
 	} {
 		e, err := Load(path)
 		if err != nil {

@@ -3,7 +3,7 @@
 //
 //	plan describe STUDY --lab-root DIR [--stacks a,b] [--connections N] [--extra-stacks DIR]
 //	    checks the study and its stacks; prints "key value" lines: study,
-//	    hash, stacks_dir, sampler_check, upstream, checks, for a size study
+//	    hash, stacks_dir, sampler_check, paired_check, upstream, headroom, checks, for a size study
 //	    "size_runs PROFILE N" and "size_build 0|1", then "row ROW STACK",
 //	    "env ROW KEY=VALUE", "build ROW KEY=VALUE" (a variant's build
 //	    arguments), "slots ROW N" and "window ID" lines in order
@@ -15,6 +15,9 @@
 //	plan oha STUDY ID --url BASE [--connections N] [--companion | --ceiling]
 //	    oha's arguments for the window's load (or its companion's, or its
 //	    ceiling's against the mock at BASE), NUL-separated
+//	plan headroom STUDY --url BASE [--connections N]
+//	    oha's arguments for the run's headroom window: the mock upstream
+//	    with no delay at BASE, where the app stands (headroom.go)
 //	plan checks STUDY --url BASE
 //	    the study's per-case response checks against a running stack, one
 //	    line each; exit 1 when one fails
@@ -89,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = window(path, rest, stdout)
 	case "oha":
 		err = ohaArgs(path, rest, stdout)
+	case "headroom":
+		err = headroomArgs(path, rest, stdout)
 	case "ramp":
 		err = rampNext(path, rest, stdout)
 	case "targets":
@@ -121,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, checks, ramp, targets, vegeta, order, run-order, size-left, eta-start, eta, profile)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, order, run-order, size-left, eta-start, eta, profile)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
@@ -200,6 +205,9 @@ func describe(path string, args []string, out io.Writer) error {
 	if s.SamplerCheck != "" {
 		fmt.Fprintf(out, "sampler_check %s\n", s.SamplerCheck)
 	}
+	if s.PairedCheck != "" {
+		fmt.Fprintf(out, "paired_check %s\n", s.PairedCheck)
+	}
 	upstream := 0
 	for _, c := range s.Cases() {
 		if c.UpstreamDelayMs > 0 {
@@ -217,7 +225,7 @@ func describe(path string, args []string, out io.Writer) error {
 			checks = 1
 		}
 	}
-	fmt.Fprintf(out, "upstream %d\nchecks %d\n", upstream, checks)
+	fmt.Fprintf(out, "upstream %d\nheadroom %d\nchecks %d\n", upstream, b2i(Headroom(s.Windows(*conns))), checks)
 	if z := s.Size; z != nil {
 		build := 0
 		if z.Build {
@@ -317,6 +325,7 @@ func etaStart(path string, args []string, out io.Writer) error {
 	if len(sc.Windows) == 0 {
 		return &study.Error{Path: path, Msg: "no windows to run"}
 	}
+	sc.Headroom = Headroom(s.Windows(*conns))
 	e := Plan(sc)
 	e.FirstS = e.LeftS()
 	if err := e.Save(*state); err != nil {

@@ -47,6 +47,30 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// The generator's headroom: measured in a study oha drives, not in a
+// capacity study (vegeta's) or a size study; its load is the mock with no
+// delay at the default connections, at a loopback address only.
+func TestHeadroom(t *testing.T) {
+	for study, want := range map[string]string{"pages": "headroom 1\n", "capacity": "headroom 0\n", "size": "headroom 0\n"} {
+		code, out, errs := runPlan("describe", "../../studies/"+study+".toml", "--lab-root", "../..")
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%s: exit %d %s, want %q in\n%s", study, code, errs, want, out)
+		}
+	}
+	code, out, errs := runPlan("headroom", "../../studies/pages.toml", "--url", "http://127.0.0.1:8080", "--connections", "64")
+	if want := "-c\x0064\x00-m\x00GET\x00http://127.0.0.1:8080/delay?ms=0\x00"; code != 0 || out != want {
+		t.Errorf("headroom: exit %d %s, %q, want %q", code, errs, out, want)
+	}
+	code, _, errs = runPlan("headroom", "../../studies/capacity.toml", "--url", "http://127.0.0.1:8080")
+	if code != 2 || !strings.Contains(errs, "no window oha drives") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("capacity: exit %d, %q", code, errs)
+	}
+	code, _, errs = runPlan("headroom", "../../studies/pages.toml", "--url", "http://10.0.0.1:8080")
+	if code != 2 || !strings.Contains(errs, "127.0.0.1:PORT only") {
+		t.Errorf("non-loopback: exit %d, %q", code, errs)
+	}
+}
+
 // oha's arguments: a sweep's connections, an open loop with latency
 // correction, a companion, a ceiling; never a non-loopback target.
 func TestOhaArgs(t *testing.T) {

@@ -114,6 +114,7 @@ func blocks(s *summary.Summary) []block {
 		out = append(out, h(2, sec.Study))
 		out = append(out, section(s, sec)...)
 	}
+	out = append(out, headroomBlocks(s)...)
 	out = append(out, selfTestBlocks(s)...)
 	out = append(out, withinBlocks(s)...)
 	out = append(out, spreadBlocks(s)...)
@@ -123,6 +124,7 @@ func blocks(s *summary.Summary) []block {
 	out = append(out, chartBlock(memoryChart(s)))
 	out = append(out, samplerBlocks(s)...)
 	out = append(out, timelineCostBlocks(s)...)
+	out = append(out, hiccupCostBlocks(s)...)
 	out = append(out, explanationBlocks(s)...)
 	out = append(out, h(2, "annotations"))
 	if len(s.Annotations) == 0 {
@@ -176,7 +178,7 @@ func header(s *summary.Summary) block {
 		"study: " + study,
 		fmt.Sprintf("host: %s (%s, %d cores, %s, kernel %s, cgroup %s, dirty_ratio %d)",
 			s.HostProfile, fp.CPUModel, fp.Cores, units.Bytes(float64(fp.MemoryBytes)), fp.Kernel, fp.CgroupMode, fp.VM.DirtyRatio),
-		fmt.Sprintf("profile: %s (%d runs, warm-up %g s%s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, warmupScope(pm.Extra["warmup"], pm.Extra["warmup_max_s"]), pm.DurationS, pm.Connections),
+		fmt.Sprintf("profile: %s (%d runs, warm-up %g s%s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, warmupScope(pm.Warmup()), pm.DurationS, pm.Connections),
 		"lab commit: " + s.LabCommit,
 		"dates: " + s.StartedAt + " – " + s.EndedAt,
 		"tools: " + strings.Join(tools, ", "),
@@ -570,9 +572,31 @@ func timelineCostBlocks(s *summary.Summary) []block {
 		return append([]block{h(2, "the latency timeline's and hiccup meters' cost")}, direct...)
 	}
 	items, med := pairItems(s.TimelineCost, "the latency timeline and hiccup meters")
+	if paired(s) {
+		return append([]block{h(2, "the latency timeline's and hiccup meters' cost"),
+			p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right before the measured slice in even slices and right after it in odd ones, in the same container: median change %+.1f%% in req/s over %d pairs, what the latency timeline costs (oha's store and the generator's meter share the load generator's CPUs; the app's meter shares the app's).", 100*med, len(items)),
+			{kind: list, items: items}}, direct...)
+	}
 	return append([]block{h(2, "the latency timeline's and hiccup meters' cost"),
 		p("The same case measured again with the cgroup sampler but without oha storing every answer and without the hiccup meters, right after, in the same container: median change %+.1f%% in req/s.%s", 100*med, recheckWords(s.TimelineCost)),
 		{kind: list, items: items}}, direct...)
+}
+
+// hiccupCostBlocks: the hiccup meters alone, with and without, in the
+// paired profile's slices (paired_check = "hiccup").
+func hiccupCostBlocks(s *summary.Summary) []block {
+	if len(s.HiccupCost) == 0 {
+		return nil
+	}
+	items, med := pairItems(s.HiccupCost, "the hiccup meters")
+	return []block{h(2, "the hiccup meters' cost"),
+		p("The same case measured again with the cgroup sampler and oha's store of every answer but without the hiccup meters, right before the measured slice in even slices and right after it in odd ones, in the same container: median change %+.1f%% in req/s over %d pairs, what the two meters cost (one sleeps on the app's CPUs, one on the load generator's).", 100*med, len(items)),
+		{kind: list, items: items}}
+}
+
+// paired: the run was the paired profile's (its slices are the runs).
+func paired(s *summary.Summary) bool {
+	return s.Profile == "paired" || s.ProfileTable != nil && s.ProfileTable.Paired
 }
 
 func roleName(role string) string {

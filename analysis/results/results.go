@@ -53,6 +53,10 @@ type Run struct {
 	// Ceilings are oha run straight against the mock upstream, keyed by the
 	// window whose case asks for one (raw/run-N/<window>-ceiling.json).
 	Ceilings map[string]*Ceiling
+	// Headroom is the generator's: oha straight at the mock upstream with
+	// no delay in the app's place, once a run (raw/run-N/headroom.json;
+	// analysis/plan, headroom.go); nil when the run has none.
+	Headroom *Ceiling
 	Stacks   []StackRun // in the manifest's order of stacks
 }
 
@@ -126,6 +130,10 @@ type Window struct {
 	// sampler but without the latency timeline and the hiccup meters
 	// (<case>.notimeline.json): what those cost.
 	NoTimeline *oha.Result
+	// NoHiccup is the case measured again with every instrument but the
+	// hiccup meters (<case>.nohiccup.json: the paired profile's slices of a
+	// study whose paired_check is hiccup): what the meters alone cost.
+	NoHiccup *oha.Result
 	// Recheck is the same case once more with every instrument on, after
 	// the two without (<case>.recheck.json): the costs are taken against
 	// the mean of it and the measured window, which the order then cannot
@@ -363,21 +371,17 @@ func loadRun(dir string, m *manifest.Manifest, n int, inProgress bool) (*Run, er
 	run := &Run{N: n}
 	run.Ceilings = map[string]*Ceiling{}
 	for _, id := range m.Parameters.Cases {
-		res, err := optionalOha(dir, filepath.Join(rel, id+"-ceiling.json"))
+		c, err := optionalCeiling(dir, filepath.Join(rel, id+"-ceiling"))
 		if err != nil {
 			return nil, err
 		}
-		if res == nil {
-			continue
+		if c != nil {
+			run.Ceilings[id] = c
 		}
-		c := &Ceiling{Result: res}
-		lg := &Loadgen{}
-		if ok, err := optionalJSON(dir, filepath.Join(rel, id+"-ceiling.loadgen.json"), lg); err != nil {
-			return nil, err
-		} else if ok {
-			c.Loadgen = lg
-		}
-		run.Ceilings[id] = c
+	}
+	var err error
+	if run.Headroom, err = optionalCeiling(dir, filepath.Join(rel, "headroom")); err != nil {
+		return nil, err
 	}
 	for _, stack := range m.Parameters.Stacks {
 		sr := StackRun{Stack: stack}
@@ -438,6 +442,9 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 		return nil, err
 	}
 	if w.Recheck, err = optionalOha(dir, base+".recheck.json"); err != nil {
+		return nil, err
+	}
+	if w.NoHiccup, err = optionalOha(dir, base+".nohiccup.json"); err != nil {
 		return nil, err
 	}
 	if lpath := filepath.Join(dir, base+".latency.jsonl"); exists(lpath) {
@@ -515,6 +522,23 @@ func exists(path string) bool {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(s)
+}
+
+// optionalCeiling reads oha's result at dir/base.json and the generator's
+// CPU time beside it (base.loadgen.json); nil when there is no result.
+func optionalCeiling(dir, base string) (*Ceiling, error) {
+	res, err := optionalOha(dir, base+".json")
+	if err != nil || res == nil {
+		return nil, err
+	}
+	c := &Ceiling{Result: res}
+	lg := &Loadgen{}
+	if ok, err := optionalJSON(dir, base+".loadgen.json", lg); err != nil {
+		return nil, err
+	} else if ok {
+		c.Loadgen = lg
+	}
+	return c, nil
 }
 
 func optionalOha(dir, rel string) (*oha.Result, error) {

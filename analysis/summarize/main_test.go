@@ -76,6 +76,13 @@ func goldenFolders(t testing.TB) map[string]string {
 		// the sampler's own CPU time in two windows
 		must(t, synth.WriteJSON(win(dir, 1, "go-nethttp", "json", ".sampler.json"), results.Loadgen{CPUs: "1", CPUSeconds: 0.021, WindowS: 15.2}))
 		must(t, synth.WriteJSON(win(dir, 1, "go-nethttp", "up", ".sampler.json"), results.Loadgen{CPUs: "1", CPUSeconds: 0.03, WindowS: 15.2}))
+		// The generator's headroom once a run: at its limit in runs 1 and 2,
+		// the mock's limit in run 3 (the generator at 70% of its CPU).
+		for run, cpu := range map[int]float64{1: 14.2, 2: 14.4, 3: 10.5} {
+			rdir := filepath.Join(dir, "raw", "run-"+strconv.Itoa(run))
+			must(t, synth.WriteOha(filepath.Join(rdir, "headroom.json"), synth.Window{Seconds: 15, OK: int64(1_800_000 - 60_000*run), P50: 0.00025, P99: 0.0011}))
+			must(t, synth.WriteJSON(filepath.Join(rdir, "headroom.loadgen.json"), results.Loadgen{CPUs: "1", CPUSeconds: cpu, WindowS: 15, Saturated: cpu > 13.5}))
+		}
 		// run 1, go-nethttp, json again without the cgroup sampler: its cost.
 		must(t, synth.WriteOha(win(dir, 1, "go-nethttp", "json", ".nosampler.json"),
 			synth.Window{Seconds: 15, OK: 760000, P50: 0.0006, P99: 0.002}))

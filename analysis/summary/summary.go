@@ -89,12 +89,18 @@ type Summary struct {
 	// TimelineCost compares a case measured with and without the latency
 	// timeline and hiccup meters in the same run and container.
 	TimelineCost []SamplerPair `json:"timeline_cost,omitempty"`
+	// HiccupCost compares a case measured with and without the hiccup
+	// meters alone (the paired profile's paired_check = "hiccup").
+	HiccupCost []SamplerPair `json:"hiccup_cost,omitempty"`
 	// HiccupCPU is the hiccup meters' own CPU time, per role.
 	HiccupCPU []HiccupCPU `json:"hiccup_cpu,omitempty"`
 	// NotQuiet lists each kept run that was not measured on a quiet host,
 	// with the gate's reasons (manifest.Quiet.NotQuiet); absent when every
 	// kept run was quiet or has no evidence.
 	NotQuiet []NotQuiet `json:"not_quiet,omitempty"`
+	// Headroom is the load generator's, measured once a run against the
+	// stub in the app's place (headroom.go); nil when not measured.
+	Headroom *Headroom `json:"headroom,omitempty"`
 }
 
 // NotQuiet is one kept run whose host was not quiet, and why.
@@ -403,6 +409,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.Resources = resources(f)
 	s.SamplerCost = samplerCost(f)
 	s.Spread = spreads(s.Sections)
+	s.Headroom = headroom(f, s.Sections)
 	s.SamplerCPU = samplerCPU(f)
 	var err error
 	if s.Annotations, err = annotate(f); err != nil {
@@ -415,6 +422,7 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.Explanations, s.Explained = ex, len(found) > 0
 	s.markFindings(found)
 	s.TimelineCost = timelineCost(f)
+	s.HiccupCost = costPairs(f, func(w *results.Window) *oha.Result { return w.NoHiccup })
 	s.HiccupCPU = hiccupCPU(f)
 	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
 	selfTestPause(f, s.SelfTest, s.Explanations, found)

@@ -497,3 +497,32 @@ upstream_ceilings() {
     window_finish "$BG_PID" "$out" || true
   done
 }
+
+# generator_headroom RUN: what the load generator can drive on its own CPUs
+# when the app costs next to nothing, once a run before its first row (plan
+# decides which studies, headroom.go): the mock upstream as its stub
+# (MODE=stub, stacks/upstream/stub.go: cheaper per answer than oha) stands
+# where an app stands (the app's CPUs, address and port; no CPU quota, no
+# memory limit), oha warms up for the profile's warm-up, then one window at
+# the default connections into raw/run-N/headroom.json, with its
+# .loadgen.json. A stub that does not start costs the run its headroom,
+# not the run.
+generator_headroom() {
+  local out="$RUN_DIR/raw/run-$1/headroom.json" name="stacklab-$BENCH_ID-headroom" url
+  url="http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
+  lab_tool plan headroom "$STUDY_FILE" --connections "$CONNECTIONS" --url "$url" >"$WORK/plan/headroom.oha" ||
+    { note "bench: run $1: no generator headroom (plan headroom, above)"; return 0; }
+  port_free "$APP_PORT" "the generator's headroom (the stub in the app's place)"
+  note "bench: run $1 · the generator's headroom: oha against a stub in the app's place ($((WARMUP + DURATION)) s)"
+  if ! upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=stub --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT" ||
+    ! wait_up "$url/delay?ms=0" 30 >/dev/null; then
+    note "bench: run $1: the stub did not answer in the app's place; this run has no generator headroom"
+    docker rm -f "$name" >/dev/null 2>&1 || true
+    return 0
+  fi
+  oha_window "$WORK/headroom-warmup.json" "$WARMUP" "$WORK/plan/headroom.oha" || true
+  rm -f "$WORK"/headroom-warmup.json*
+  window_start "$out" "$DURATION" "$WORK/plan/headroom.oha"
+  window_finish "$BG_PID" "$out" || note "bench: run $1: the generator's headroom window failed (see ${out#"$RUN_DIR"/}.stderr)"
+  docker rm -f "$name" >/dev/null 2>&1 || true
+}

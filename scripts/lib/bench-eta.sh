@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The bench's time left. analysis/plan (eta.go) owns the schedule and the
 # estimate: the phases a run goes through (the quiet-host wait, the
-# ceiling windows, each row's boot and checks, its warm-ups and windows,
+# ceiling windows, the generator's headroom, each row's boot and checks, its warm-ups and windows,
 # the restarts of fresh_db windows, the sampler check, the stop), counted
 # from the study, and what those still to do should take (the mean of
 # those measured so far, a guess until one was). Here each phase is timed

@@ -99,7 +99,8 @@ bench_prepare() {
     s=$(row_stack "$r")
     [[ " ${needed[*]} " == *" $s "* ]] || needed+=("$s")
   done
-  ((NEEDS_UPSTREAM)) && needed+=(upstream)
+  # the generator's headroom runs the mock upstream in the app's place
+  ((NEEDS_UPSTREAM || HEADROOM)) && needed+=(upstream)
   if ((NEEDS_POSTGRES)); then
     pg_role_check
     needed+=(postgres)
@@ -320,6 +321,7 @@ bench_run() {
   local run=$1 row
   mkdir -p "$RUN_DIR/raw/run-$run"
   (($(eta per-run ceilings))) && eta_timed ceilings upstream_ceilings "$run"
+  (($(eta per-run headroom))) && eta_timed headroom generator_headroom "$run"
   while read -r row; do
     bench_pause
     late_image "$run" "$row" || { eta_row_done 0 0; eta_skip boot 1; eta_skip stop 1; continue; }

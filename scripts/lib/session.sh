@@ -101,7 +101,8 @@ study_file() {
 
 # read_plan: what the study asks for, from analysis/plan: ROWS (stacks and
 # variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_SLOTS per row, WINDOWS,
-# SAMPLER_CHECK, NEEDS_UPSTREAM, HAS_CHECKS, and for a size study SIZE_STUDY,
+# SAMPLER_CHECK, PAIRED_CHECK, NEEDS_UPSTREAM, HEADROOM (the generator's, once a run),
+# HAS_CHECKS, and for a size study SIZE_STUDY,
 # SIZE_RUNS (the profile's build runs) and SIZE_BUILD, ROW_DB and
 # NEEDS_POSTGRES (rows on the Postgres role); a bad study exits 2 here.
 declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_SLOTS=() ROW_DB=()
@@ -113,13 +114,15 @@ read_plan() {
     echo "bench: ${out#plan describe: }" >&2
     exit 2
   fi
-  ROWS=() WINDOWS=() SAMPLER_CHECK="" NEEDS_UPSTREAM=0 HAS_CHECKS=0 SIZE_STUDY=0 SIZE_RUNS="" SIZE_BUILD=0 NEEDS_POSTGRES=0
+  ROWS=() WINDOWS=() SAMPLER_CHECK="" PAIRED_CHECK="" NEEDS_UPSTREAM=0 HEADROOM=0 HAS_CHECKS=0 SIZE_STUDY=0 SIZE_RUNS="" SIZE_BUILD=0 NEEDS_POSTGRES=0
   while read -r key a b; do
     case "$key" in
       study) STUDY=$a ;;
       stacks_dir) export LAB_EXTRA_STACKS=$a ;;
       sampler_check) SAMPLER_CHECK=$a ;;
+      paired_check) PAIRED_CHECK=$a ;;
       upstream) NEEDS_UPSTREAM=$a ;;
+      headroom) HEADROOM=$a ;;
       checks) HAS_CHECKS=$a ;;
       row) ROWS+=("$a") ROW_STACK[$a]=$b ;;
       env) ROW_ENV[$a]+="$b"$'\n' ;;

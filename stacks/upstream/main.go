@@ -2,7 +2,9 @@
 // milliseconds and answers 200 {"ok":true}. The io study's upstream case
 // drives 512 keep-alive connections through a stack to it, so it must never
 // be the bottleneck: Go's default server (one goroutine per connection, no
-// connection limit) and no per-request logging.
+// connection limit) and no per-request logging. With MODE=stub it is
+// instead the cheapest server the lab has (stub.go): every request gets
+// {"ok":true} at once, for the load generator's headroom.
 package main
 
 import (
@@ -73,6 +75,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "upstream: PORT must be a TCP port number, got %q\n", port)
 		os.Exit(2)
 	}
+	mode := os.Getenv("MODE")
+	if mode != "" && mode != "delay" && mode != "stub" {
+		fmt.Fprintf(os.Stderr, "upstream: MODE must be delay (the default) or stub, got %q\n", mode)
+		os.Exit(2)
+	}
 	srv := &http.Server{
 		Addr:              "0.0.0.0:" + port,
 		Handler:           newHandler(time.Sleep),
@@ -86,6 +93,18 @@ func main() {
 		os.Exit(1)
 	}
 	errc := make(chan error, 1)
+	if mode == "stub" {
+		go func() { errc <- serveStub(ln) }()
+		log.Printf("upstream: the stub, listening on %s", ln.Addr())
+		select {
+		case err := <-errc:
+			fmt.Fprintf(os.Stderr, "upstream: %v\n", err)
+			os.Exit(1)
+		case <-ctx.Done():
+			ln.Close() // its answers take no time: nothing is in flight to wait for
+			return
+		}
+	}
 	go func() { errc <- srv.Serve(ln) }()
 	log.Printf("upstream: listening on %s", ln.Addr())
 	select {

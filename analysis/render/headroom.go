@@ -1,0 +1,41 @@
+package render
+
+import (
+	"fmt"
+
+	"stacklab/analysis/summary"
+	"stacklab/analysis/units"
+)
+
+// headroomBlocks show the load generator's headroom and each row's
+// fastest window against it; nothing for a run that measured none.
+func headroomBlocks(s *summary.Summary) []block {
+	hr := s.Headroom
+	if hr == nil {
+		return nil
+	}
+	var limit string
+	switch {
+	case hr.Limited:
+		limit = fmt.Sprintf("The generator was at its limit (over %s of its CPUs in every run): this is as far as it drives on this host.", units.Percent(hr.Threshold))
+	case hr.GeneratorShare > 0:
+		limit = fmt.Sprintf("The generator used as little as %s of its CPUs, so in that run the stub, not the generator, was the limit: the generator can drive more than this.", units.Percent(hr.GeneratorShare))
+	default:
+		limit = "The generator's CPU time was not recorded, so whether it or the mock was the limit is not known."
+	}
+	if hr.Errors > 0 {
+		limit += fmt.Sprintf(" The headroom windows had %s errors (raw/run-N/headroom.json).", units.Group(hr.Errors))
+	}
+	out := []block{h(2, "generator headroom"),
+		p("Once a run, before its first row, oha drove a stub standing in the app's place (the mock upstream answering every request at once, on the app's CPUs, address and port, with no CPU quota) at %d connections from the generator's CPUs: **%s req/s** (%s). %s A window at more connections than that may pass it. Each row's fastest window against it:",
+			hr.Connections, rangeRate(hr.ReqPerSec), plural(hr.ReqPerSec.N, "one run", fmt.Sprintf("median (min–max) of %d runs", hr.ReqPerSec.N)), limit)}
+	t := block{kind: table, header: []string{"stack", "fastest window", "req/s", "of the headroom", "generator CPUs"}, right: []bool{false, false, true, true, true}}
+	for _, r := range hr.Rows {
+		gen := "not measured"
+		if r.GeneratorShare > 0 {
+			gen = "≤" + units.Percent(r.GeneratorShare)
+		}
+		t.rows = append(t.rows, []string{r.Stack, r.Case, units.Rate(r.ReqPerSec), units.Percent(r.Share), gen})
+	}
+	return append(out, t)
+}

@@ -1,0 +1,105 @@
+package summary
+
+import (
+	"math"
+
+	"stacklab/analysis/results"
+	"stacklab/analysis/stat"
+)
+
+// Headroom is the load generator's: what oha drove, once a run, at the
+// mock upstream's stub (every request answered at once) standing in the
+// app's place (its CPUs, address and port: analysis/plan, headroom.go),
+// and how near each row's fastest case came to it. When the generator was
+// not at its limit during the headroom window, the stub was, and the
+// generator's own limit is higher than the figure: Limited says which.
+type Headroom struct {
+	ReqPerSec stat.Range `json:"req_per_sec"`
+	PerRun    []*float64 `json:"req_per_sec_per_run"`
+	// Connections are the headroom's: the bench's default.
+	Connections int `json:"connections"`
+	// GeneratorShare is the smallest share of its CPUs the generator used
+	// in a run's headroom window; Limited is set when that share was over
+	// results.SaturatedShare, i.e. in every run the generator was the limit.
+	GeneratorShare float64 `json:"generator_share"`
+	Limited        bool    `json:"generator_limited"`
+	Threshold      float64 `json:"saturated_share"`
+	// Errors are non-2xx answers and connection errors, all runs.
+	Errors int64         `json:"errors"`
+	Rows   []HeadroomRow `json:"rows"`
+}
+
+// HeadroomRow is one row's fastest window of the case tables, against the
+// headroom.
+type HeadroomRow struct {
+	Stack string `json:"stack"`
+	// Case is the window: the case's name, or its window id in a sweep.
+	Case      string  `json:"case"`
+	ReqPerSec float64 `json:"req_per_sec"` // that window's median over runs
+	Share     float64 `json:"share"`       // ÷ the headroom's median
+	// GeneratorShare is the most of its CPUs the generator used in that
+	// window, over runs (0 when not measured).
+	GeneratorShare float64 `json:"generator_share"`
+}
+
+// headroom reads the runs' headroom windows against the case tables; nil
+// when no run measured one (a capacity or size study, an older folder).
+func headroom(f *results.Folder, sections []Section) *Headroom {
+	h := &Headroom{Connections: f.Manifest.Parameters.Connections, GeneratorShare: math.Inf(1), Threshold: results.SaturatedShare}
+	var rps []float64
+	known := true
+	for _, r := range f.Runs {
+		c := r.Headroom
+		if c == nil {
+			h.PerRun = append(h.PerRun, nil)
+			continue
+		}
+		v := c.Result.GoodPerSec()
+		rps = append(rps, v)
+		h.PerRun = append(h.PerRun, ptr(v))
+		for _, b := range c.Result.Bad() {
+			h.Errors += b.Count
+		}
+		for _, e := range c.Result.ConnErrors() {
+			h.Errors += e.Count
+		}
+		if c.Loadgen == nil {
+			known = false
+			continue
+		}
+		h.GeneratorShare = math.Min(h.GeneratorShare, c.Loadgen.Share())
+	}
+	if len(rps) == 0 {
+		return nil
+	}
+	if !known || math.IsInf(h.GeneratorShare, 1) {
+		h.GeneratorShare = 0
+		known = false
+	}
+	h.ReqPerSec = stat.Of(rps)
+	h.Limited = known && h.GeneratorShare > results.SaturatedShare
+	for _, stack := range f.Manifest.Parameters.Stacks {
+		best := HeadroomRow{Stack: stack}
+		for _, sec := range sections {
+			for _, t := range sec.Cases {
+				for _, row := range t.Rows {
+					if row.Stack != stack || row.ReqPerSec.N == 0 || row.ReqPerSec.Median <= best.ReqPerSec {
+						continue
+					}
+					best.Case, best.ReqPerSec, best.GeneratorShare = t.Case, row.ReqPerSec.Median, row.Generator.MaxShare
+					if row.Window != "" {
+						best.Case = row.Window
+					}
+				}
+			}
+		}
+		if best.Case == "" {
+			continue
+		}
+		if h.ReqPerSec.Median > 0 {
+			best.Share = best.ReqPerSec / h.ReqPerSec.Median
+		}
+		h.Rows = append(h.Rows, best)
+	}
+	return h
+}
