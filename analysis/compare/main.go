@@ -135,7 +135,7 @@ func pgSettings(m *manifest.Manifest) string {
 	if m == nil {
 		return ""
 	}
-	return m.Parameters.Extra["postgres_settings"]
+	return m.Parameters.PostgresSettings()
 }
 
 // compareSizes compares two size studies' folders (a size folder against

@@ -141,7 +141,9 @@ type Parameters struct {
 	Connections int      `json:"connections"`
 	Cases       []string `json:"cases"`
 	Stacks      []string `json:"stacks"`
-	// Extra holds study-specific parameters (write rate cap, I/O connections).
+	// Extra holds the bench's other parameters, each key of ExtraKeys
+	// (extra.go: its kind, checked when written; read through the
+	// Parameters methods there).
 	Extra map[string]string `json:"extra,omitempty"`
 }
 

@@ -187,6 +187,12 @@ func start(dir string, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range extra {
+		k, _, _ := strings.Cut(p, "=")
+		if err := manifest.CheckExtra(k, ex[k]); err != nil {
+			return fmt.Errorf("--extra %v", err)
+		}
+	}
 	tl, err := pairs(tools, "tool")
 	if err != nil {
 		return err

@@ -176,7 +176,7 @@ func Load(dir string, opt Options) (*Summary, error) {
 		Folder: filepath.Base(filepath.Clean(dir)), Study: m.Study, StudyHash: m.StudyHash, Profile: m.Profile,
 		Label: m.Label, SharedHost: m.SharedHost, LabCommit: m.LabCommit, StartedAt: m.StartedAt, EndedAt: m.EndedAt,
 		Complete: m.Complete, IncompleteReason: m.IncompleteReason, HostProfile: m.Host.Profile,
-		Host: m.Host.Fingerprint, BuildCPUs: m.Parameters.Extra["build_cpus"], Builds: st.Size.Build,
+		Host: m.Host.Fingerprint, BuildCPUs: m.Parameters.BuildCPUs(), Builds: st.Size.Build,
 		Failures: []Failure{},
 	}
 	names := make([]string, 0, len(m.Tools))

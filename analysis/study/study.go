@@ -60,6 +60,12 @@ type Study struct {
 	// SamplerCheck is the window measured a second time without the cgroup
 	// sampler, once per run, to show what watching costs ("" for none).
 	SamplerCheck string
+	// PairedCheck is what the paired profile's slice beside each measured
+	// one of SamplerCheck runs without: "all" (every instrument: the
+	// sampler, oha's store of every answer, the hiccup meters; "" too),
+	// "timeline" (oha's store and the hiccup meters, the sampler on) or
+	// "hiccup" (the hiccup meters alone).
+	PairedCheck string
 	// SelfTest names the rows of an A/A self-test (nil: not one).
 	SelfTest *SelfTest
 	// Guard is the margins analysis/guard holds each route to (guard.go):
@@ -346,6 +352,7 @@ type fileShape struct {
 	Connections  any            `toml:"connections"`
 	Errors       string         `toml:"errors"`
 	SamplerCheck string         `toml:"sampler_check"`
+	PairedCheck  string         `toml:"paired_check"`
 	Cases        []caseShape    `toml:"case"`
 	Variants     []variantShape `toml:"variant"`
 	SelfTest     *selftestShape `toml:"selftest"`
@@ -502,6 +509,7 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 	if f.SamplerCheck != "" {
 		s.SamplerCheck = f.SamplerCheck
 	}
+	s.PairedCheck = f.PairedCheck
 	if err := s.check(path, f); err != nil {
 		return nil, err
 	}
@@ -737,6 +745,14 @@ func (s *Study) check(path string, f *fileShape) error {
 		if len(c.Windows(1)) != 1 {
 			return &Error{Path: path, Key: "sampler_check", Msg: fmt.Sprintf("case %q sweeps; name a case with one window", s.SamplerCheck)}
 		}
+	}
+	switch s.PairedCheck {
+	case "", "all", "timeline", "hiccup":
+	default:
+		return &Error{Path: path, Key: "paired_check", Msg: fmt.Sprintf("%q: want all, timeline or hiccup", s.PairedCheck)}
+	}
+	if s.PairedCheck != "" && s.SamplerCheck == "" {
+		return &Error{Path: path, Key: "paired_check", Msg: "needs sampler_check, the case it measures again"}
 	}
 	rows := map[string]bool{}
 	for _, vs := range f.Variants {

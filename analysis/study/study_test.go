@@ -132,6 +132,8 @@ func TestFaults(t *testing.T) {
 		{"window clash", "[[case]]\nname='a'\npath='/a'\nconnections=[1,2]\n[[case]]\nname='a-c1'\npath='/b'", `its window "a-c1" has the name of a window of case "a"`},
 		{"alone unknown", "[[case]]\nname='a'\npath='/a'\nalone='b'", `case "a": alone: "b" is not another case`},
 		{"sampler unknown", "sampler_check='b'\n[[case]]\nname='a'\npath='/a'", `sampler_check: "b" is not a case`},
+		{"paired check unknown", "sampler_check='a'\npaired_check='sampler'\n[[case]]\nname='a'\npath='/a'", `paired_check: "sampler": want all, timeline or hiccup`},
+		{"paired check alone", "paired_check='timeline'\n[[case]]\nname='a'\npath='/a'", `paired_check: needs sampler_check`},
 		{"variant without env", "[[variant]]\nstack='go'\nname='x'\n[[case]]\nname='a'\npath='/a'", `variant "go[x]": env: a variant needs at least one`},
 		{"bad build argument name", "[[variant]]\nstack='go'\nname='x'\nbuild={cflags='-g'}\n[[case]]\nname='a'\npath='/a'", `variant "go[x]": build: "cflags" is not an environment variable name`},
 		{"build argument of two lines", "[[variant]]\nstack='go'\nname='x'\nbuild={CGO_CFLAGS=\"-g\\n-O2\"}\n[[case]]\nname='a'\npath='/a'", `variant "go[x]": build: CGO_CFLAGS: a build argument is one line`},

@@ -321,7 +321,7 @@ func throttled(ts []timeline.Sample) (float64, bool) {
 
 // CPUMode is the app's CPU mode of a run: "quota" or "cpuset".
 func CPUMode(f *results.Folder) string {
-	if m := f.Manifest.Parameters.Extra["app_cpu_mode"]; m != "" {
+	if m := f.Manifest.Parameters.AppCPUMode(); m != "" {
 		return m
 	}
 	if m := f.Manifest.Host.Settings["APP_CPU_MODE"]; m != "" {
@@ -364,7 +364,7 @@ func quotaOf(f *results.Folder) (string, string) {
 	if CPUMode(f) != "quota" {
 		return "", ""
 	}
-	return "quota", f.Manifest.Parameters.Extra["app_cpu_quota"]
+	return "quota", f.Manifest.Parameters.AppCPUQuota()
 }
 
 // capacity fills the capacity tables, last in Compute, and reports a

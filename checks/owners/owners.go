@@ -48,4 +48,6 @@ var Table = []Owned{
 		regexp.MustCompile(`source\s+\S*stack\.env|-f\s+\S*stack\.env|Stat\(.*"stack\.env"|func IsStack`), code},
 	{"an image's tag (the hash of its inputs)", "analysis/stackenv/tag.go",
 		regexp.MustCompile(`image_inputs_hash\s*\(\)|toolchain_version\s*\(\)|func \(l Lab\) InputsHash`), code},
+	{"a key of the manifest's parameters.extra, read by its name", "analysis/manifest/extra.go",
+		regexp.MustCompile(`Extra\["`), goCode},
 }

@@ -104,6 +104,7 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`awk 'BEGIN { srand(seed) }'`, "slice order"},
 		{`[[ -f "$dir/stack.env" ]] || die`, "which folders are stacks"},
 		{`image_inputs_hash() {`, "image's tag"},
+		{`if m := f.Manifest.Parameters.Extra["app_cpu_mode"]; m != "" {`, "parameters.extra"},
 		{`  elif (($1 % 2 == 1)); then printf '%s\n' "${ROWS[@]}"`, "row order"},
 	} {
 		hit := false

@@ -65,12 +65,39 @@ paired_plan() {
   done
 }
 
-# paired_nosampler ROW WINDOW DIR: the slice measured with no cgroup
-# sampler (<window>.nosampler.json, what the summary's sampler cost reads)
-paired_nosampler() {
+# paired_without ROW WINDOW DIR: the slice beside a measured one, without
+# what the study's paired_check names (plan describe): every instrument
+# (no cgroup sampler, no store of every answer, no hiccup meters:
+# <window>.nosampler.json, the default), the latency timeline (oha's
+# store and the hiccup meters, the sampler on: .notimeline.json) or the
+# hiccup meters alone (.nohiccup.json); the summary's cost sections read
+# each against the measured slice.
+paired_without() {
   container_running "$CONTAINER" || return 0
-  window_start "$3/$2.nosampler.json" "$DURATION" "$PLAN/$2.oha"
-  window_finish "$BG_PID" "$3/$2.nosampler.json" || true
+  local out
+  case "${PAIRED_CHECK:-all}" in
+    timeline)
+      out="$3/$2.notimeline.json"
+      sampler_start "$WORK/check.cgroup.jsonl"
+      window_start "$out" "$DURATION" "$PLAN/$2.oha"
+      window_finish "$BG_PID" "$out" || true
+      sampler_stop
+      ;;
+    hiccup)
+      out="$3/$2.nohiccup.json"
+      sampler_start "$WORK/check.cgroup.jsonl"
+      window_start "$out" "$DURATION" "$PLAN/$2.oha" timeline
+      window_finish "$BG_PID" "$out" || true
+      sampler_stop
+      rm -f "$3/$2.nohiccup.latency.jsonl"
+      ;;
+    *)
+      out="$3/$2.nosampler.json"
+      window_start "$out" "$DURATION" "$PLAN/$2.oha"
+      window_finish "$BG_PID" "$out" || true
+      ;;
+  esac
+  rm -f "$WORK"/check.*
 }
 
 # paired_fail ROW REASON WINDOW...: the row's windows of every slice failed
@@ -145,9 +172,9 @@ bench_paired_main() {
         # RUNS adjacent pairs.
         local check=0
         ((SAMPLER)) && [[ "$w" == "$SAMPLER_CHECK" && "$row" == "${ROWS[0]}" ]] && check=1
-        ((check && k % 2 == 0)) && eta_timed sampler paired_nosampler "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
+        ((check && k % 2 == 0)) && eta_timed sampler paired_without "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
         eta_timed window run_case "$k" "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
-        ((check && k % 2 == 1)) && eta_timed sampler paired_nosampler "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
+        ((check && k % 2 == 1)) && eta_timed sampler paired_without "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
         [[ -s "$RUN_DIR/raw/run-$k/$row/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
         WINDOWS_DONE=$((WINDOWS_DONE + 1))
       done < <(slice_order "$k")
