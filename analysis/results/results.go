@@ -53,9 +53,9 @@ type Run struct {
 	// Ceilings are oha run straight against the mock upstream, keyed by the
 	// window whose case asks for one (raw/run-N/<window>-ceiling.json).
 	Ceilings map[string]*Ceiling
-	// Headroom is the generator's: oha straight at the mock upstream with
-	// no delay in the app's place, once a run (raw/run-N/headroom.json;
-	// analysis/plan, headroom.go); nil when the run has none.
+	// Headroom is the generator's: oha at the mock upstream's stub in the
+	// app's place, once a run (raw/run-N/headroom.json; analysis/plan,
+	// headroom.go); nil when the run has none.
 	Headroom *Ceiling
 	Stacks   []StackRun // in the manifest's order of stacks
 }

@@ -1,8 +1,6 @@
 package summary
 
 import (
-	"math"
-
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 )
@@ -45,9 +43,8 @@ type HeadroomRow struct {
 // headroom reads the runs' headroom windows against the case tables; nil
 // when no run measured one (a capacity or size study, an older folder).
 func headroom(f *results.Folder, sections []Section) *Headroom {
-	h := &Headroom{Connections: f.Manifest.Parameters.Connections, GeneratorShare: math.Inf(1), Threshold: results.SaturatedShare}
-	var rps []float64
-	known := true
+	h := &Headroom{Connections: f.Manifest.Parameters.Connections, Threshold: results.SaturatedShare}
+	var rps, shares []float64
 	for _, r := range f.Runs {
 		c := r.Headroom
 		if c == nil {
@@ -63,21 +60,19 @@ func headroom(f *results.Folder, sections []Section) *Headroom {
 		for _, e := range c.Result.ConnErrors() {
 			h.Errors += e.Count
 		}
-		if c.Loadgen == nil {
-			known = false
-			continue
+		if c.Loadgen != nil {
+			shares = append(shares, c.Loadgen.Share())
 		}
-		h.GeneratorShare = math.Min(h.GeneratorShare, c.Loadgen.Share())
 	}
 	if len(rps) == 0 {
 		return nil
 	}
-	if !known || math.IsInf(h.GeneratorShare, 1) {
-		h.GeneratorShare = 0
-		known = false
-	}
 	h.ReqPerSec = stat.Of(rps)
-	h.Limited = known && h.GeneratorShare > results.SaturatedShare
+	// The generator's share is known only when every run recorded it.
+	if len(shares) == len(rps) {
+		h.GeneratorShare = stat.Of(shares).Min
+		h.Limited = h.GeneratorShare > results.SaturatedShare
+	}
 	for _, stack := range f.Manifest.Parameters.Stacks {
 		best := HeadroomRow{Stack: stack}
 		for _, sec := range sections {
