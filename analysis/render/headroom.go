@@ -26,8 +26,17 @@ func headroomBlocks(s *summary.Summary) []block {
 	if hr.Errors > 0 {
 		limit += fmt.Sprintf(" The headroom windows had %s errors (raw/run-N/headroom.json).", units.Group(hr.Errors))
 	}
+	past := 0
+	for _, r := range hr.Rows {
+		if r.Share > 1 {
+			past++
+		}
+	}
+	if past > 0 {
+		limit += fmt.Sprintf(" %s went past it: the stub is not the fastest server this generator met, so the figure is a floor of what the generator drives, not its ceiling.", plural(past, "One row", fmt.Sprintf("%d rows", past)))
+	}
 	out := []block{h(2, "generator headroom"),
-		p("Once a run, before its first row, oha drove a stub standing in the app's place (the mock upstream answering every request at once, on the app's CPUs, address and port, with no CPU quota) at %d connections from the generator's CPUs: **%s req/s** (%s). %s A window at more connections than that may pass it. Each row's fastest window against it:",
+		p("Once a run, before its first row, oha drove a stub standing in the app's place (the mock upstream answering every request at once, on the app's CPUs, address and port, with no CPU quota) at %d connections from the generator's CPUs: **%s req/s** (%s). %s Each row's fastest window against it:",
 			hr.Connections, rangeRate(hr.ReqPerSec), plural(hr.ReqPerSec.N, "one run", fmt.Sprintf("median (min–max) of %d runs", hr.ReqPerSec.N)), limit)}
 	t := block{kind: table, header: []string{"stack", "fastest window", "req/s", "of the headroom", "generator CPUs"}, right: []bool{false, false, true, true, true}}
 	for _, r := range hr.Rows {
