@@ -125,7 +125,7 @@
         doCheck = false;
       };
 
-      # The lab's own Go programs: probes, analysis, the seeder, the Go stack
+      # The lab's own Go programs: bench, analysis, probes, the seeder, the Go stack
       # and the mock upstream. One module, one vendor hash.
       labGo = { pname, subPackages, static ? false }:
         buildGoModule {
@@ -144,11 +144,11 @@
       labTools = labGo {
         pname = "stacklab-tools";
         subPackages = [
-          "stacks/seed" "stacks/imagefiles" "analysis/record" "analysis/summarize" "analysis/compare" "analysis/size"
-          "analysis/reproduce" "probes/cgsample" "probes/quiet" "probes/verify"
+          "stacks/seed" "stacks/imagefiles" "stacks/mkimage"
+          "bench/plan" "bench/record" "bench/host" "bench/stack" "bench/size" "bench/verify"
+          "bench/quiet" "bench/canary" "bench/cgsample" "bench/hiccup" "bench/settle" "bench/pgsample"
+          "analysis/summarize" "analysis/compare" "analysis/reproduce" "analysis/resultsindex" "analysis/guard"
           "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo" "probes/readcost"
-          "analysis/plan" "probes/canary" "probes/hiccup" "probes/settle" "analysis/resultsindex" "analysis/guard"
-          "analysis/stack"
         ];
       };
 

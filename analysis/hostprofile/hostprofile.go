@@ -1,7 +1,7 @@
 // Package hostprofile is the one reader of a host profile (hosts/*.env):
 // the table of keys a profile may set, what each means, and the roles
 // (app, load generator, upstream) with the Docker engine, CPU set and
-// address of each. The bench gets the values from analysis/host, which
+// address of each. The bench gets the values from bench/host, which
 // prints them for bash; nothing else parses a profile.
 package hostprofile
 

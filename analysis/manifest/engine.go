@@ -10,7 +10,7 @@ import (
 
 // Engine is the Docker engine one role ran on (host profile keys
 // APP_ENGINE, LOADGEN_ENGINE, UPSTREAM_ENGINE), and the machine behind it:
-// what `docker info` says there, and the fingerprint probes/loadrun read
+// what `docker info` says there, and the fingerprint bench/loadrun read
 // in a container on it (the dirty-page limits no docker info shows).
 type Engine struct {
 	// Engine is the Docker context or DOCKER_HOST as the profile names it

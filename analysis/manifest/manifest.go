@@ -1,6 +1,6 @@
 // Package manifest reads and writes a results folder's manifest.json: what
 // was run, on which host, with which tools and images. The bench writes it
-// through analysis/record; summarize, compare and reproduce read it.
+// through bench/record; summarize, compare and reproduce read it.
 package manifest
 
 import (

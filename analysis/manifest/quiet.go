@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Quiet is a run's quiet-host evidence (Run.Quiet), as probes/quiet writes
+// Quiet is a run's quiet-host evidence (Run.Quiet), as bench/quiet writes
 // it: the gate's verdict and its reasons, the waits before and during the
 // run, and the watch over the run. Every field is optional: evidence
 // recorded before the gate kept its waits has no Why and no Waits, and a

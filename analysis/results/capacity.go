@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"stacklab/probes/settlelog"
+	"stacklab/bench/settlelog"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +17,8 @@ import (
 	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/vegeta"
-	"stacklab/probes/hiccuplog"
-	"stacklab/probes/timeline"
+	"stacklab/bench/hiccuplog"
+	"stacklab/bench/timeline"
 )
 
 // A capacity case's window is a folder of steps (docs/results.md):
@@ -30,8 +30,8 @@ import (
 //	raw/run-N/<stack>/<case>/step-NN.LANE.loadgen.json
 //	raw/run-N/<stack>/<case>/step-NN.cgroup.jsonl  the container's cgroup during the step
 //	raw/run-N/<stack>/<case>/step-NN.latency.jsonl every request of the step, all lanes (package latencyline)
-//	raw/run-N/<stack>/<case>/step-NN.hiccup-app.jsonl, .hiccup-loadgen.jsonl  the hiccup meters (probes/hiccuplog)
-//	raw/run-N/<stack>/<case>/step-NN.settle.json   the cooldown before the step (probes/settle), after a failed one
+//	raw/run-N/<stack>/<case>/step-NN.hiccup-app.jsonl, .hiccup-loadgen.jsonl  the hiccup meters (bench/hiccuplog)
+//	raw/run-N/<stack>/<case>/step-NN.settle.json   the cooldown before the step (bench/settle), after a failed one
 //	raw/run-N/<stack>/<case>/step-NN.restart       the app did not settle and was restarted before the step
 //	raw/run-N/<stack>/<case>/step-NN.pauses.jsonl  the runtime's own pauses during the step (package pauses)
 //	raw/run-N/<stack>/<case>/step-NN.error         the bench could not measure the step
@@ -70,7 +70,7 @@ type Step struct {
 	// Hiccups are the hiccup meters' records of the step, the app's CPUs
 	// first ("app", "loadgen"); empty for steps measured without them.
 	Hiccups []hiccuplog.Log
-	// Settle is the cooldown before the step (probes/settle), nil when
+	// Settle is the cooldown before the step (bench/settle), nil when
 	// there was none; Restarted says the app did not settle and was
 	// restarted before the step instead.
 	Settle    *Settle
@@ -83,7 +83,7 @@ type Step struct {
 	Pauses []pauses.Pause
 }
 
-// Settle is probes/settle's record of a cooldown.
+// Settle is bench/settle's record of a cooldown.
 type Settle = settlelog.Result
 
 // HostStall is the longest gap either hiccup meter saw during the step,

@@ -20,10 +20,10 @@ import (
 	"stacklab/analysis/pauses"
 	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
-	"stacklab/probes/answer"
-	"stacklab/probes/hiccuplog"
+	"stacklab/bench/answer"
+	"stacklab/bench/hiccuplog"
+	"stacklab/bench/timeline"
 	"stacklab/probes/speed"
-	"stacklab/probes/timeline"
 )
 
 // Error is a fault in a results folder's file, worded for a one-line
@@ -54,7 +54,7 @@ type Run struct {
 	// window whose case asks for one (raw/run-N/<window>-ceiling.json).
 	Ceilings map[string]*Ceiling
 	// Headroom is the generator's: oha at the mock upstream's stub in the
-	// app's place, once a run (raw/run-N/headroom.json; analysis/plan,
+	// app's place, once a run (raw/run-N/headroom.json; bench/plan,
 	// headroom.go); nil when the run has none.
 	Headroom *Ceiling
 	Stacks   []StackRun // in the manifest's order of stacks
@@ -87,7 +87,7 @@ type StackRun struct {
 	Resources *Resources // nil when resources.json is absent
 	Windows   []Window   // in the manifest's order of cases
 	// Answers are verify's captures of each route's answer on the wire
-	// (answers.json, probes/answer), nil when absent (older folders).
+	// (answers.json, bench/answer), nil when absent (older folders).
 	Answers []answer.Answer
 }
 
@@ -115,7 +115,7 @@ type Window struct {
 	// and only windows with a latency tail need one.
 	TimelinePath string
 	// PGPath is the Postgres server's samples over the window
-	// (<case>.pg.jsonl, probes/pgsample: a row on the lab's Postgres),
+	// (<case>.pg.jsonl, bench/pgsample: a row on the lab's Postgres),
 	// "" when absent; read on demand, as the timeline is.
 	PGPath string
 	// Canary holds the CPU-speed canary's readings around the window

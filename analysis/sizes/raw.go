@@ -1,7 +1,7 @@
 // Package sizes reads a size study's raw files (scc's JSON, each
 // ecosystem's lock data, the bench's build and image records) and derives
 // its tables: app code by kind, dependency packages and their code, build
-// times, artifact sizes. The command analysis/size writes the raw files
+// times, artifact sizes. The command bench/size writes the raw files
 // during the bench; summarize, reproduce and compare read them here.
 package sizes
 

@@ -3,7 +3,7 @@
 // which folders are stacks, where a stack's folder is, its keys as typed
 // values, and its image's tag (the hash of every input its build reads,
 // "The image's inputs"). Bash asks for these through the stack program
-// (analysis/stack) and never sources a stack.env itself; plan, size and
+// (bench/stack) and never sources a stack.env itself; plan, size and
 // guard read them here.
 //
 // A line is read by package envfile, as bash would read it: a # after

@@ -1,6 +1,6 @@
 // Package study reads a study file (studies/*.toml): its cases, sweeps,
 // variants and checks. It is the one owner of the format: the bench asks
-// analysis/plan, which uses this package, what to run, and analysis reads
+// bench/plan, which uses this package, what to run, and analysis reads
 // the copy of the study that the manifest holds. studies/README.md
 // documents every key.
 package study

@@ -20,7 +20,7 @@ func TestHostNotQuietIsSaid(t *testing.T) {
 		editManifest(t, dir, func(m *manifest.Manifest) {
 			m.Profile = "quick"
 			m.Host.Settings["QUIET_LOAD"] = "2.0"
-			// as probes/quiet writes it: the wait held, nobody outside the lab was busy
+			// as bench/quiet writes it: the wait held, nobody outside the lab was busy
 			// a first attempt at run 1 was discarded, with the gate's reason
 			m.Runs[0].Discarded = []json.RawMessage{json.RawMessage(`{"quiet":false,"why":["rustc (pid 3221) outside the lab used 0.67 CPU > 0.50 over the 40 s run"],"share":0.5,"window_s":39.6,"load1":[0.5],"busiest":[{"pid":3221,"comm":"rustc","cpu_share":0.671}]}`)}
 			m.Runs[0].Quiet = json.RawMessage(`{"quiet":true,"waits":[{"at":"before the run","quiet":true,"load":2,"for_s":5,"timeout_s":60,"waited_s":5,"load1":0.4,"longest_quiet_s":5}],"share":0.5,"window_s":120,"load1":[0.4,1.1],"busiest":[{"pid":1,"comm":"init","cpu_share":0.01}]}`)

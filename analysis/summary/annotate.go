@@ -11,7 +11,7 @@ import (
 	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/units"
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

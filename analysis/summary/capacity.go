@@ -10,7 +10,7 @@ import (
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
 	"stacklab/analysis/units"
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 // CapacityTable is one capacity case: per stack, the highest rate that met

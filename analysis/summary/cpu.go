@@ -4,7 +4,7 @@ import (
 	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 // CPU time per request: the app cgroup's CPU time over a window ÷ its good

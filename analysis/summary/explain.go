@@ -15,9 +15,9 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/units"
-	"stacklab/probes/hiccuplog"
-	"stacklab/probes/pglog"
-	"stacklab/probes/timeline"
+	"stacklab/bench/hiccuplog"
+	"stacklab/bench/pglog"
+	"stacklab/bench/timeline"
 )
 
 // Causes an explanation names, in the order the rules try them: a stall

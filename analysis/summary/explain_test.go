@@ -11,8 +11,8 @@ import (
 	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
-	"stacklab/probes/hiccuplog"
-	"stacklab/probes/timeline"
+	"stacklab/bench/hiccuplog"
+	"stacklab/bench/timeline"
 )
 
 // t0 is the synthetic windows' clock zero (unix ns).

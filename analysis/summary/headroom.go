@@ -7,7 +7,7 @@ import (
 
 // Headroom is the load generator's: what oha drove, once a run, at the
 // mock upstream's stub (every request answered at once) standing in the
-// app's place (its CPUs, address and port: analysis/plan, headroom.go),
+// app's place (its CPUs, address and port: bench/plan, headroom.go),
 // and how near each row's fastest case came to it. When the generator was
 // not at its limit during the headroom window, the stub was, and the
 // generator's own limit is higher than the figure: Limited says which.

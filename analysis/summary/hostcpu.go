@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"stacklab/analysis/ramp"
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 // The host's account of the CPUs (the cgroup timeline's cpusets, from

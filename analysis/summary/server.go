@@ -5,12 +5,12 @@ import (
 	"sort"
 	"strings"
 
-	"stacklab/probes/pglog"
+	"stacklab/bench/pglog"
 )
 
 // CauseServer: a [pg] row's tail while its backends on the lab's Postgres
 // were waiting on the server (a lock, the WAL, I/O), as the server's own
-// samples (<case>.pg.jsonl, probes/pgsample) show.
+// samples (<case>.pg.jsonl, bench/pgsample) show.
 const CauseServer = "server waits"
 
 // serverShare: the share of the active backends' samples in one wait that

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/probes/pglog"
+	"stacklab/bench/pglog"
 )
 
 func pgSample(at int64, active int, waits map[string]int, checkpoints int64) pglog.Sample {

@@ -18,7 +18,7 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
-	"stacklab/probes/verdict"
+	"stacklab/bench/verdict"
 )
 
 // Summary is everything summary.md, summary.json and report.html show.
@@ -71,7 +71,7 @@ type Summary struct {
 	Annotations []Annotation  `json:"annotations"`
 	Failures    []Failure     `json:"failures"`
 	// Verify is the line of the run's verify and parity record
-	// (probes/verdict: "verify: 9/9 PASS, parity: N identical"); empty for
+	// (bench/verdict: "verify: 9/9 PASS, parity: N identical"); empty for
 	// a folder measured before the bench kept one.
 	Verify string `json:"verify,omitempty"`
 	// Spread sets each row's run-to-run spread in req/s beside its spread

@@ -4,7 +4,7 @@ import (
 	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
-	"stacklab/probes/answer"
+	"stacklab/bench/answer"
 )
 
 // bytesPerAnswer is what one answer of case c put on the wire in run r:

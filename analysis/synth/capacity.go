@@ -11,7 +11,7 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
 	"stacklab/analysis/vegeta"
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 // Capacity is a capacity-study spec in quota mode: three runs of two

@@ -18,9 +18,9 @@ import (
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
-	"stacklab/probes/answer"
+	"stacklab/bench/answer"
+	"stacklab/bench/timeline"
 	"stacklab/probes/speed"
-	"stacklab/probes/timeline"
 )
 
 // Spec describes a folder to write.

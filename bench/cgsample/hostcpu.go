@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 // userHz is the unit of /proc/stat: USER_HZ, 100 on every Linux ABI the

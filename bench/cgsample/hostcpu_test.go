@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 func TestParseCPUList(t *testing.T) {

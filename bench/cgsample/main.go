@@ -1,7 +1,7 @@
 // cgsample records what one cgroup did during a window: CPU use and
 // throttling, memory, page cache, dirty and writeback pages, major faults,
 // pressure (PSI) and the host's dirty-page state, as a timeline of JSON lines
-// (stacklab/probes/timeline). The bench runs it beside every measured window.
+// (stacklab/bench/timeline). The bench runs it beside every measured window.
 package main
 
 import (
@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"stacklab/bench/timeline"
 	"stacklab/probes/cgroupstat"
 	"stacklab/probes/cli"
-	"stacklab/probes/timeline"
 )
 
 const usage = `cgsample: record a cgroup's CPU, memory, dirty pages and pressure as a timeline.
@@ -44,7 +44,7 @@ took.
 "cgsample memory" reads the group's memory once and appends one JSON line
 to --out: usage_bytes, anon_bytes (RSS: v1 memory.stat total_rss, v2 anon)
 and file_bytes (page cache: total_cache, file). The bench takes one after
-boot and one when each container's last case ended (analysis/record
+boot and one when each container's last case ended (bench/record
 resources reads them).
 
 The sampler keeps the nine files a sample needs open and re-reads them

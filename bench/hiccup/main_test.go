@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/probes/hiccuplog"
+	"stacklab/bench/hiccuplog"
 )
 
 func readFixture(t *testing.T, name string) hiccuplog.Log {

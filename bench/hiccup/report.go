@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/probes/hiccuplog"
+	"stacklab/bench/hiccuplog"
 )
 
 // Report is what the meter prints: the verdict line, then its numbers.

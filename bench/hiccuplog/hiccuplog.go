@@ -1,4 +1,4 @@
-// Package hiccuplog reads and writes the hiccup meter's record (probes/hiccup):
+// Package hiccuplog reads and writes the hiccup meter's record (bench/hiccup):
 // JSON lines, format id "stacklab-hiccup/1".
 //
 // Line 1 is the Header. Then one Gap line for every sleep that overslept by

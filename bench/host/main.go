@@ -32,7 +32,7 @@ const onlineFile = "/sys/devices/system/cpu/online"
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
-		fmt.Fprintln(stderr, "usage: host profile|roles|check-engine FILE ... (see analysis/host/main.go)")
+		fmt.Fprintln(stderr, "usage: host profile|roles|check-engine FILE ... (see bench/host/main.go)")
 		return 2
 	}
 	p, err := hostprofile.Read(args[1])

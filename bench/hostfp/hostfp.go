@@ -1,7 +1,7 @@
 // Package hostfp reads the fingerprint of the machine it runs on (CPU
 // model, cores, memory, kernel, cgroup mode, dirty-page limits): the
-// bench's host through analysis/record, and each engine's machine through
-// probes/loadrun in a container there.
+// bench's host through bench/record, and each engine's machine through
+// bench/loadrun in a container there.
 package hostfp
 
 import (

@@ -13,7 +13,7 @@
 //	    timeout does); --emit copies FILE to stdout once it has exited (what
 //	    the program itself prints then goes to stderr).
 //	loadrun fingerprint
-//	    the machine's fingerprint (analysis/hostfp) as JSON, cores counted
+//	    the machine's fingerprint (bench/hostfp) as JSON, cores counted
 //	    from the kernel's online CPUs, not the container's cpuset
 package main
 
@@ -32,15 +32,15 @@ import (
 
 	"encoding/json"
 
-	"stacklab/analysis/hostfp"
 	"stacklab/analysis/hostprofile"
+	"stacklab/bench/hostfp"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
 	if len(args) < 1 {
-		fmt.Fprintln(os.Stderr, "usage: loadrun run|fingerprint ... (see probes/loadrun/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: loadrun run|fingerprint ... (see bench/loadrun/main.go)")
 		return 2
 	}
 	switch args[0] {

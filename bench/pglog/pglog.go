@@ -1,5 +1,5 @@
 // Package pglog reads and writes the Postgres server's own view of a
-// window (probes/pgsample): JSON lines, format id "stacklab-pg/1", one
+// window (bench/pgsample): JSON lines, format id "stacklab-pg/1", one
 // Sample per line, in time order. Counters are the server's cumulative
 // ones as read (pg_stat_database, pg_stat_bgwriter, pg_stat_wal), so a
 // window's figure is the last sample's minus the first's; Backends and

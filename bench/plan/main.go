@@ -80,7 +80,7 @@ func (e *usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
-		fmt.Fprintln(stderr, "usage: plan describe|window|oha|checks STUDY ... (see the comment at the top of analysis/plan/main.go)")
+		fmt.Fprintln(stderr, "usage: plan describe|window|oha|checks STUDY ... (see the comment at the top of bench/plan/main.go)")
 		return 2
 	}
 	cmd, path, rest := args[0], args[1], args[2:]

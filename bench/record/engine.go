@@ -22,7 +22,7 @@ func engine(path string, args []string) error {
 	name := fl.String("engine", "", "the Docker context or DOCKER_HOST the profile names (\"\": the bench's own)")
 	cpus := fl.String("cpus", "", "the role's CPU list there")
 	info := fl.String("info", "", "docker info --format '{{json .}}' on that engine")
-	machine := fl.String("machine", "", "probes/loadrun fingerprint's output on that engine")
+	machine := fl.String("machine", "", "bench/loadrun fingerprint's output on that engine")
 	container := fl.Bool("container", false, "the role's programs run in containers on that engine")
 	if err := fl.Parse(args[1:]); err != nil {
 		return err

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"stacklab/analysis/hostfp"
 	"stacklab/analysis/manifest"
+	"stacklab/bench/hostfp"
 )
 
 // fingerprint describes the host a run was measured on (package hostfp).

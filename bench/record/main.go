@@ -16,7 +16,7 @@
 //	record describe DIR [--engines FILE]   what a re-run needs, as "key value"
 //	               lines (FILE: this host's engines now, for a run that recorded engines)
 //	record engine  FILE ROLE --engine E --cpus LIST --info FILE --machine FILE [--container]
-//	               add a role's engine (docker info there, and probes/loadrun's
+//	               add a role's engine (docker info there, and bench/loadrun's
 //	               fingerprint of its machine) to an engines file (engine.go)
 //	record shared  DIR TEXT   declare, after the fact, what else ran on the
 //	               host during the run (manifest shared_host; "" clears it)
@@ -63,7 +63,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: record start|image|run|failure|confinement|finish|describe DIR [flags] (see the comment at the top of analysis/record/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: record start|image|run|failure|confinement|finish|describe DIR [flags] (see the comment at the top of bench/record/main.go)")
 		os.Exit(2)
 	}
 	cmd, dir, args := os.Args[1], os.Args[2], os.Args[3:]

@@ -15,7 +15,7 @@ import (
 	"stacklab/analysis/latencyline"
 )
 
-const fixtures = "../latencyline/testdata/"
+const fixtures = "../../analysis/latencyline/testdata/"
 
 // recordExit runs record and returns its stderr and exit code.
 func recordExit(t *testing.T, args ...string) (string, int) {

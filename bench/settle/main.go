@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"stacklab/probes/settlelog"
+	"stacklab/bench/settlelog"
 	"strings"
 	"time"
 

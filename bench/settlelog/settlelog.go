@@ -1,4 +1,4 @@
-// Package settlelog owns `step-NN.settle.json`: what probes/settle found
+// Package settlelog owns `step-NN.settle.json`: what bench/settle found
 // when it waited for an app to cool down after a failed capacity step,
 // written by the probe and read by analysis.
 package settlelog

@@ -48,7 +48,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image ... (see the comment at the top of analysis/size/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image ... (see the comment at the top of bench/size/main.go)")
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -443,7 +443,7 @@ func touch(args []string) error {
 	f := args[0]
 	format, ok := touchLines[filepath.Ext(f)]
 	if !ok {
-		return fmt.Errorf("%s: no one-line change known for %q files (add one to touchLines in analysis/size)", f, filepath.Ext(f))
+		return fmt.Errorf("%s: no one-line change known for %q files (add one to touchLines in bench/size)", f, filepath.Ext(f))
 	}
 	b, err := os.ReadFile(f)
 	if err != nil {

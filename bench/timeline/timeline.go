@@ -1,5 +1,5 @@
 // Package timeline reads and writes the lab's cgroup timeline: the
-// `<case>.cgroup.jsonl` files that probes/cgsample writes, one JSON object per
+// `<case>.cgroup.jsonl` files that bench/cgsample writes, one JSON object per
 // sample, as docs/results.md documents them.
 //
 // Every measured field is a pointer: nil (JSON null) means the host could not

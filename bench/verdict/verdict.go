@@ -1,7 +1,7 @@
 // Package verdict is the record of what verify found before a run's numbers
 // counted: each row's APP.md checks in each run (how many passed, the first
 // failure, how many distinct SQLite connections answered /bench/pragmas
-// under the write load) and the parity of the rows' answers. probes/verify
+// under the write load) and the parity of the rows' answers. bench/verify
 // writes one Row per row and run (raw/run-N/<row>/verify.verdict.json, its parity snapshot beside it) and gathers
 // them with the parity into the run's raw/verify.json; the summary's header
 // reads that file. A folder without it was measured before verify kept a
@@ -21,7 +21,7 @@ import (
 )
 
 // RowFile is one row's record in one run, beside its verify.txt, and
-// SnapshotFile its parity snapshot (probes/verify's format). Dotted names,
+// SnapshotFile its parity snapshot (bench/verify's format). Dotted names,
 // which no case's window file (<case>.json) can take.
 const (
 	RowFile      = "verify.verdict.json"

@@ -20,7 +20,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
-	"stacklab/probes/verdict"
+	"stacklab/bench/verdict"
 	"stacklab/stacks"
 )
 

@@ -1,5 +1,5 @@
 // Package cgroupstat samples one cgroup (v1 or v2) and the host's dirty-page
-// state into a timeline.Sample: the figures probes/cgsample records and
+// state into a timeline.Sample: the figures bench/cgsample records and
 // probes/dirty reasons about. It reads cgroups through containerd/cgroups,
 // /proc through prometheus/procfs, and /proc/vmstat through its own reader.
 package cgroupstat
@@ -20,7 +20,7 @@ import (
 	v2stats "github.com/containerd/cgroups/v3/cgroup2/stats"
 	"github.com/prometheus/procfs"
 
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 // Target names the cgroup to sample: exactly one of the fields is set.

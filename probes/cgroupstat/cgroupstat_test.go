@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/containerd/cgroups/v3/cgroup1"
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 func val(p *uint64) string {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 )
 
 // The sampler runs on the load generator's CPUs, so what it costs comes off
@@ -19,7 +19,7 @@ import (
 // blkio, hugetlb, ...; ~250 system calls). A sample needs nine: they are
 // opened once and re-read with pread at offset 0 each tick (cgroup and /proc
 // files regenerate their text on every read from the start), plus one stat
-// of the group's directory to notice that it is gone. probes/cgsample's
+// of the group's directory to notice that it is gone. bench/cgsample's
 // README has the before and after. FromV1/FromV2 (containerd) stay the
 // reference: TestFilesMatchContainerd checks both give the same sample on
 // the fixtures.

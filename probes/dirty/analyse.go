@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"stacklab/bench/timeline"
 	"stacklab/probes/cli"
 	"stacklab/probes/latency"
-	"stacklab/probes/timeline"
 	"stacklab/probes/walwriter"
 )
 

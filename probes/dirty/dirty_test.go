@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/probes/timeline"
+	"stacklab/bench/timeline"
 	"stacklab/probes/walwriter"
 )
 

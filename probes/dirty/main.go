@@ -27,10 +27,10 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
+	"stacklab/bench/timeline"
 	"stacklab/probes/cgroupstat"
 	"stacklab/probes/cli"
 	"stacklab/probes/latency"
-	"stacklab/probes/timeline"
 	"stacklab/probes/walwriter"
 )
 

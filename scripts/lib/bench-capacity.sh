@@ -153,7 +153,7 @@ ports_settle() {
 }
 
 # ramp_cooldown RUN ROW BASE: after a failed step, let the app settle
-# (probes/settle: its cgroup nearly idle and its ready path answering
+# (bench/settle: its cgroup nearly idle and its ready path answering
 # fast, at most SETTLE_MAX_S) before the next step, into BASE.settle.json;
 # an app that does not settle is restarted, and BASE.restart says so.
 SETTLE_MAX_S=30

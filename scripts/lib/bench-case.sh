@@ -2,13 +2,13 @@
 # One row's session within a run, and one window of a case: start the
 # container, warm up, measure with oha while cgsample watches the cgroup,
 # keep the raw files, and turn a crash into a failed case, not a dead bench.
-# What each window sends comes from the study, through analysis/plan
+# What each window sends comes from the study, through bench/plan
 # (plan_windows fills WIN_* once per bench); nothing here names a case.
 
 declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=() WIN_WARM=()
 
 # plan_windows: each window's facts, and its oha arguments in $WORK/plan/
-# (NUL-separated, as analysis/plan writes them)
+# (NUL-separated, as bench/plan writes them)
 plan_windows() {
   local w key value
   mkdir -p "$WORK/plan"
@@ -112,7 +112,7 @@ window_record() {
 }
 
 # memory_read FILE: append the container's memory now (RSS apart from page
-# cache, as probes/cgsample reads its cgroup) to FILE
+# cache, as bench/cgsample reads its cgroup) to FILE
 memory_read() { "$(lab_tool_path cgsample)" memory --pid "$APP_PID" --out "$1" 2>>"$WORK/cgsample.log" || true; }
 
 # db_rows DB TABLE: the table's row count, or nothing when it cannot be
@@ -217,7 +217,7 @@ warm_up() {
 
 # warm_before WINDOW FIRST: does WINDOW get a warm-up of its own, FIRST=1
 # for a container's first window? As plan window said (warm each, first
-# or never: the rule and its ETA are analysis/plan's, eta.go).
+# or never: the rule and its ETA are bench/plan's, eta.go).
 warm_before() { [[ "${WIN_WARM[$1]}" == each || ("${WIN_WARM[$1]}" == first && $2 == 1) ]]; }
 
 # check_row ROW DIR: before any window counts, APP.md's checks for a lab
@@ -410,7 +410,7 @@ runtime_pauses() {
     note "bench: ${3#"$RUN_DIR"/}: the runtime's pauses could not be kept"
 }
 
-# hiccup_start BASE: the hiccup meter (probes/hiccup: a 1 ms sleep loop
+# hiccup_start BASE: the hiccup meter (bench/hiccup: a 1 ms sleep loop
 # that records every oversleep) pinned to the app's CPUs and one pinned to
 # the generator's, into BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl:
 # the host's own stalls, on the clock of the latency timeline. It sleeps
@@ -457,7 +457,7 @@ hiccup_stop() {
 }
 
 # pg_sampler_start OUT: the server's own view during the window
-# (probes/pgsample: wait events, commits, checkpoints, WAL) on the load
+# (bench/pgsample: wait events, commits, checkpoints, WAL) on the load
 # generator's CPUs, as the cgroup sampler runs; pg_sampler_stop ends it
 PG_SAMPLER_PID=""
 pg_sampler_start() {

@@ -1,12 +1,12 @@
 # shellcheck shell=bash
-# The bench's time left. analysis/plan (eta.go) owns the schedule and the
+# The bench's time left. bench/plan (eta.go) owns the schedule and the
 # estimate: the phases a run goes through (the quiet-host wait, the
 # ceiling windows, the generator's headroom, each row's boot and checks, its warm-ups and windows,
 # the restarts of fresh_db windows, the sampler check, the stop), counted
 # from the study, and what those still to do should take (the mean of
 # those measured so far, a guess until one was). Here each phase is timed
 # and told to plan eta, whose state is a file of the bench's scratch
-# folder; the lines printed are what plan says. At the end, analysis/record
+# folder; the lines printed are what plan says. At the end, bench/record
 # compares the first estimate with the wall time and the measured windows.
 # Sourced by scripts/bench.
 

@@ -331,7 +331,7 @@ bench_run() {
 }
 
 # verify_collect: each row's verify verdict and the parity of the rows'
-# snapshots, run by run, into the run's raw/verify.json (probes/verdict),
+# snapshots, run by run, into the run's raw/verify.json (bench/verdict),
 # before the checksums are taken; its last line is the summary's header line.
 # Nothing when no row was verified (a study of other contracts).
 verify_collect() {

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # A size study (studies/size.toml): per stack, its app code and lock data
-# (analysis/size writes the raw files), then per run a clean image build
+# (bench/size writes the raw files), then per run a clean image build
 # with no cache from the local base and a rebuild after a one-line change
 # to one handler, timed, and the clean image's sizes and files. Each build
 # runs in a copy of the lab (the working tree, results/ left out) so the
@@ -101,7 +101,7 @@ size_left() {
 # size_note RUN I STACK WHAT: the progress line
 size_note() { note "bench: run $1/$RUNS · stack $2/${#ROWS[@]} · $3: $4 · ${SIZE_LEFT:-}"; }
 
-# measure OUT NAME RESULT CMD...: a measure analysis/size takes into OUT;
+# measure OUT NAME RESULT CMD...: a measure bench/size takes into OUT;
 # a stack folder's fault is one line (size prints it and writes
 # NAME.error), and any other failure that left no RESULT gets its own
 # NAME.error, so the study goes on and summarize names what is missing
@@ -224,7 +224,7 @@ size_failed() {
 }
 
 # size_image STACK TAG OUT: the image unpacked and gzipped, its files and
-# binary (analysis/size reads the file system docker export writes)
+# binary (bench/size reads the file system docker export writes)
 size_image() {
   local stack=$1 tag=$2 out=$3 bytes gz cid
   bytes=$(docker image inspect -f '{{.Size}}' "$tag")

@@ -2,7 +2,7 @@
 # Docker engines per role (hosts/README.md, "Roles and engines"): the load
 # generator in a container on the engine LOADGEN_ENGINE names, and each
 # role's engine checked and fingerprinted before anything starts. The
-# profile's values come from analysis/host (scripts/lib/host.sh).
+# profile's values come from bench/host (scripts/lib/host.sh).
 
 # engine_docker ENGINE ARGS...: docker against ENGINE: "" is the bench's
 # own engine, a value with :// a DOCKER_HOST, anything else a context
@@ -49,7 +49,7 @@ engines_check() {
 
 # engines_record OUT: the load generator's image on its engine (LOADGEN_IMAGE),
 # and every role's engine fingerprinted into the engines file OUT (docker
-# info there, and probes/loadrun's reading of its machine from a container)
+# info there, and bench/loadrun's reading of its machine from a container)
 engines_record() {
   ((ROLE_ENGINES)) || return 0
   local out=$1 role engine cpus container flags

@@ -43,7 +43,7 @@ host_profiles() {
 }
 
 # load_host_profile: the profile's values, read and checked by Go
-# (analysis/host, package hostprofile: the one reader of a profile), which
+# (bench/host, package hostprofile: the one reader of a profile), which
 # refuses a profile this host cannot honour in one line, exit 2. Its ROLE_*
 # values: where each role runs (hosts/README.md, "Roles and engines").
 load_host_profile() {

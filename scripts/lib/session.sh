@@ -29,7 +29,7 @@ ready_path() {
   echo "${p:-/up}"
 }
 
-# contract STACK: app (APP.md, checked by probes/verify) or none (an image
+# contract STACK: app (APP.md, checked by bench/verify) or none (an image
 # of the user's own: only the study's per-case checks apply)
 contract() {
   local c
@@ -68,9 +68,9 @@ app_ready() {
   wait_up "http://127.0.0.1:$2$(ready_path "$(row_stack "$1")")" "$3"
 }
 
-# verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: probes/verify's APP.md
+# verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's APP.md
 # checks against the running app, its report to OUT, its verdict as a row
-# record (probes/verdict) to verify.verdict.json beside OUT, and each route's answer
+# record (bench/verdict) to verify.verdict.json beside OUT, and each route's answer
 # as captured on the wire to answers.json beside OUT. /bench/pragmas is
 # sampled under writers at the host profile's connections, the write case's.
 verify_app() {
@@ -99,7 +99,7 @@ study_file() {
   fi
 }
 
-# read_plan: what the study asks for, from analysis/plan: ROWS (stacks and
+# read_plan: what the study asks for, from bench/plan: ROWS (stacks and
 # variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_SLOTS per row, WINDOWS,
 # SAMPLER_CHECK, PAIRED_CHECK, NEEDS_UPSTREAM, HEADROOM (the generator's, once a run),
 # HAS_CHECKS, and for a size study SIZE_STUDY,
