@@ -4,7 +4,9 @@
 // connection (waiting at most the acquire timeout T), writes one row, and
 // gives it back. --stall EVERY:FOR makes another connection hold the write
 // lock now and then, so a short T turns the stall into errors and a long T
-// into latency.
+// into latency. --postgres URL does the same against a Postgres server (a
+// table of its own, dropped after; the stall is a table lock held from
+// outside the pool).
 package main
 
 import (
@@ -21,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
+
 	"stacklab/probes/cli"
 	"stacklab/probes/walwriter"
 )
@@ -29,6 +33,7 @@ const help = `poolwait: how long do requests wait for a pooled connection, again
 
 Usage: poolwait [--workers 16] [--pool 4] [--timeout 500ms,5s] [--duration 10s]
                 [--stall EVERY:FOR] [--think 0] [--dir DIR] [--out FILE]
+                [--postgres URL]
 
 --workers goroutines each send requests back to back (after --think) through
 one database/sql pool of --pool connections (SetMaxOpenConns and
@@ -41,6 +46,12 @@ acquire timeout, database error).
 --stall EVERY:FOR: every EVERY, a connection outside the pool takes the write
 lock and holds it for FOR, as a long transaction or a checkpoint would.
 --timeout takes a list: the run is repeated for each acquire timeout.
+
+--postgres URL: the pool is of connections to that Postgres server (pgx's
+database/sql driver) instead of a SQLite file; each run writes to a table
+of its own (BEGIN, INSERT, COMMIT), dropped after, and --stall holds a lock
+on that table (LOCK TABLE ... IN EXCLUSIVE MODE) from outside the pool.
+scripts/pg-poolwait starts the lab's Postgres role and runs it there.
 
 Examples:
   poolwait --stall 2s:1s                          # 500ms vs 5s acquire timeout
@@ -55,6 +66,7 @@ type options struct {
 	stallFor      time.Duration
 	think         time.Duration
 	dir           string
+	postgres      string // a server's URL; "" for SQLite
 }
 
 func main() {
@@ -68,6 +80,7 @@ func main() {
 	fs.DurationVar(&o.think, "think", 0, "pause between one worker's requests")
 	fs.StringVar(&o.dir, "dir", os.TempDir(), "directory for the database")
 	out := fs.String("out", "", "write every request as JSON lines here")
+	fs.StringVar(&o.postgres, "postgres", "", "a Postgres server's URL: pool connections to it instead of to SQLite")
 	cli.Parse(fs, os.Args[1:], help)
 	var err error
 	if o.timeouts, err = parseTimeouts(*timeouts); err != nil {
@@ -86,7 +99,12 @@ func main() {
 	case o.think < 0:
 		cli.Usage("poolwait", "--think %v: must not be negative", o.think)
 	}
-	cli.RequireDir("poolwait", o.dir)
+	if o.postgres != "" && !strings.HasPrefix(o.postgres, "postgres://") && !strings.HasPrefix(o.postgres, "postgresql://") {
+		cli.Usage("poolwait", "--postgres %q: want a postgres:// URL", o.postgres)
+	}
+	if o.postgres == "" {
+		cli.RequireDir("poolwait", o.dir)
+	}
 	enc, outFile := cli.JSONLines("poolwait", *out)
 	defer outFile.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -94,7 +112,7 @@ func main() {
 	var runs []*Run
 	for i, t := range o.timeouts {
 		fmt.Fprintf(os.Stderr, "poolwait: run %d of %d, acquire timeout %v, %v…\n", i+1, len(o.timeouts), t, o.duration)
-		r, err := runOnce(ctx, o, t)
+		r, err := runOnce(ctx, o, t, i+1)
 		if err != nil {
 			cli.Fail("poolwait", "acquire timeout %v: %v", t, err)
 		}
@@ -169,23 +187,70 @@ type Run struct {
 	Stalls   int // write-lock holds injected
 }
 
-func runOnce(ctx context.Context, o options, timeout time.Duration) (*Run, error) {
+// target is where a run writes: a fresh SQLite file, or a table of its
+// own on a Postgres server.
+type target struct {
+	driver, dsn string
+	table       string
+	begin       string // the transaction's first statement
+	insert      string
+	lock        string // what the stall holds, after begin
+}
+
+// openTarget makes the run's database and table; done removes them.
+func openTarget(o options, run int) (target, func(), error) {
+	if o.postgres != "" {
+		t := target{driver: "pgx", dsn: o.postgres, table: fmt.Sprintf("poolwait_%d_%d", os.Getpid(), run), begin: "BEGIN"}
+		t.insert = "INSERT INTO " + t.table + "(payload, created_at) VALUES ($1, $2)"
+		t.lock = "LOCK TABLE " + t.table + " IN EXCLUSIVE MODE"
+		db, err := sql.Open(t.driver, t.dsn)
+		if err != nil {
+			return t, nil, err
+		}
+		defer db.Close()
+		if _, err := db.Exec("CREATE TABLE " + t.table + "(id bigserial PRIMARY KEY, payload text NOT NULL, created_at bigint NOT NULL)"); err != nil {
+			return t, nil, err
+		}
+		return t, func() {
+			if db, err := sql.Open(t.driver, t.dsn); err == nil {
+				db.Exec("DROP TABLE IF EXISTS " + t.table)
+				db.Close()
+			}
+		}, nil
+	}
 	dir, err := os.MkdirTemp(o.dir, "stacklab-poolwait-")
+	if err != nil {
+		return target{}, nil, err
+	}
+	done := func() { os.RemoveAll(dir) }
+	t := target{driver: "sqlite3", dsn: walwriter.DSN(filepath.Join(dir, "poolwait.db"), "NORMAL"), table: "bench_events", begin: "BEGIN IMMEDIATE"}
+	t.insert = "INSERT INTO bench_events(payload, created_at) VALUES (?, ?)"
+	db, err := sql.Open(t.driver, t.dsn)
+	if err != nil {
+		done()
+		return t, nil, err
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE TABLE bench_events(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL)"); err != nil {
+		done()
+		return t, nil, err
+	}
+	return t, done, nil
+}
+
+func runOnce(ctx context.Context, o options, timeout time.Duration, run int) (*Run, error) {
+	tg, done, err := openTarget(o, run)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "poolwait.db")
-	db, err := sql.Open("sqlite3", walwriter.DSN(path, "NORMAL"))
+	defer done()
+	db, err := sql.Open(tg.driver, tg.dsn)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(o.pool)
 	db.SetMaxIdleConns(o.pool)
-	if _, err := db.Exec("CREATE TABLE bench_events(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL)"); err != nil {
-		return nil, err
-	}
 	r := &Run{Timeout: timeout}
 	runCtx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
@@ -193,7 +258,7 @@ func runOnce(ctx context.Context, o options, timeout time.Duration) (*Run, error
 	var wg sync.WaitGroup
 	if o.stallEvery > 0 {
 		wg.Add(1)
-		go func() { defer wg.Done(); r.Stalls = holdWriteLock(runCtx, path, o.stallEvery, o.stallFor) }()
+		go func() { defer wg.Done(); r.Stalls = holdWriteLock(runCtx, tg, o.stallEvery, o.stallFor) }()
 	}
 	var mu sync.Mutex
 	payload := strings.Repeat("x", 200)
@@ -202,7 +267,7 @@ func runOnce(ctx context.Context, o options, timeout time.Duration) (*Run, error
 		go func() {
 			defer wg.Done()
 			for runCtx.Err() == nil {
-				q := request(runCtx, db, timeout, payload)
+				q := request(runCtx, db, tg, timeout, payload)
 				q.TUs, q.Worker, q.TimeoutMs = q.TUs-start.UnixMicro(), w, timeout.Milliseconds()
 				if runCtx.Err() != nil && q.Outcome != OK {
 					return // cut off by the end of the run, not by the pool
@@ -222,7 +287,7 @@ func runOnce(ctx context.Context, o options, timeout time.Duration) (*Run, error
 }
 
 // request takes a connection under the acquire timeout and writes one row.
-func request(ctx context.Context, db *sql.DB, timeout time.Duration, payload string) Request {
+func request(ctx context.Context, db *sql.DB, tg target, timeout time.Duration, payload string) Request {
 	t0 := time.Now()
 	q := Request{TUs: t0.UnixMicro()}
 	actx, cancel := context.WithTimeout(ctx, timeout)
@@ -237,7 +302,7 @@ func request(ctx context.Context, db *sql.DB, timeout time.Duration, payload str
 		}
 		return q
 	}
-	err = write(c, payload)
+	err = write(c, tg, payload)
 	c.Close() // back to the pool
 	q.HoldUs = time.Since(t1).Microseconds()
 	q.Outcome = OK
@@ -247,12 +312,12 @@ func request(ctx context.Context, db *sql.DB, timeout time.Duration, payload str
 	return q
 }
 
-func write(c *sql.Conn, payload string) error {
+func write(c *sql.Conn, tg target, payload string) error {
 	bg := context.Background()
-	if _, err := c.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
+	if _, err := c.ExecContext(bg, tg.begin); err != nil {
 		return err
 	}
-	if _, err := c.ExecContext(bg, "INSERT INTO bench_events(payload, created_at) VALUES (?, ?)", payload, time.Now().UnixMilli()); err != nil {
+	if _, err := c.ExecContext(bg, tg.insert, payload, time.Now().UnixMilli()); err != nil {
 		c.ExecContext(bg, "ROLLBACK")
 		return err
 	}
@@ -260,10 +325,11 @@ func write(c *sql.Conn, payload string) error {
 	return err
 }
 
-// holdWriteLock takes the write lock from outside the pool every `every`
-// and keeps it for `hold`; it returns how many times it did.
-func holdWriteLock(ctx context.Context, path string, every, hold time.Duration) int {
-	db, err := sql.Open("sqlite3", walwriter.DSN(path, "NORMAL"))
+// holdWriteLock takes the write lock (SQLite's, or a lock on the run's
+// Postgres table) from outside the pool every `every` and keeps it for
+// `hold`; it returns how many times it did.
+func holdWriteLock(ctx context.Context, tg target, every, hold time.Duration) int {
+	db, err := sql.Open(tg.driver, tg.dsn)
 	if err != nil {
 		return 0
 	}
@@ -282,7 +348,14 @@ func holdWriteLock(ctx context.Context, path string, every, hold time.Duration) 
 		if err != nil {
 			continue
 		}
-		if _, err := c.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err == nil {
+		if _, err := c.ExecContext(context.Background(), tg.begin); err == nil {
+			if tg.lock != "" {
+				if _, err := c.ExecContext(context.Background(), tg.lock); err != nil {
+					c.ExecContext(context.Background(), "ROLLBACK")
+					c.Close()
+					continue
+				}
+			}
 			n++
 			time.Sleep(hold)
 			c.ExecContext(context.Background(), "COMMIT")

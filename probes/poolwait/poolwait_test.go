@@ -50,11 +50,11 @@ func TestStatsAndVerdict(t *testing.T) {
 // becomes errors; a timeout longer than the stall becomes waiting.
 func TestShortTimeoutTurnsStallsIntoErrors(t *testing.T) {
 	o := options{workers: 6, pool: 2, duration: 1200 * time.Millisecond, stallEvery: 400 * time.Millisecond, stallFor: 300 * time.Millisecond, dir: t.TempDir()}
-	short, err := runOnce(context.Background(), o, 50*time.Millisecond)
+	short, err := runOnce(context.Background(), o, 50*time.Millisecond, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, err := runOnce(context.Background(), o, 2*time.Second)
+	long, err := runOnce(context.Background(), o, 2*time.Second, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

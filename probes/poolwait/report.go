@@ -94,7 +94,11 @@ func report(w io.Writer, runs []*Run, o options) {
 	if o.stallEvery > 0 {
 		stall = fmt.Sprintf("write lock held %v every %v from outside the pool", o.stallFor, o.stallEvery)
 	}
-	fmt.Fprintf(w, "\n%d workers, pool of %d, %v per run, %s\n", o.workers, o.pool, o.duration, stall)
+	db := "" // SQLite, as the first runs printed it
+	if o.postgres != "" {
+		db = " to the Postgres server (a table of its own)"
+	}
+	fmt.Fprintf(w, "\n%d workers, pool of %d%s, %v per run, %s\n", o.workers, o.pool, db, o.duration, stall)
 	for i, s := range all {
 		fmt.Fprintf(w, "\nacquire timeout %s: %d requests, %.0f ok/s; ok %d, acquire timeouts %d, database errors %d; stalls injected %d\n",
 			latency.Short(s.Timeout), s.Requests, s.PerSec, s.OK, s.Timeouts, s.DBErrors, runs[i].Stalls)
