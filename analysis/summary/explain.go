@@ -14,6 +14,7 @@ import (
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
+	"stacklab/analysis/study"
 	"stacklab/analysis/units"
 	"stacklab/bench/hiccuplog"
 	"stacklab/bench/pglog"
@@ -551,11 +552,44 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 			e.Cause, e.Sentence = CauseOverload, what+"; "+overload
 		}
 	}
+	if e.Cause == CauseUnexplained && v.Kind == ramp.Latency {
+		if f.Study != nil {
+			e.Sentence += laneWords(f.Study.Case(c), st)
+		}
+	}
 	if st.Restarted != "" {
 		e.Sentence += " (the app was " + st.Restarted + ")"
 	}
 	e.Sentence = fmt.Sprintf("run %d, %s, %s step %d: %s.", run, stack, c, st.Target.Step, e.Sentence)
 	return e, nil
+}
+
+// laneWords narrows an unexplained step that failed on a side lane's p99
+// (the requests that wait on the upstream) while the lane without a wait
+// kept the target: the delay was on the way to the mock upstream and
+// back, or in the few answers such a p99 rests on. "" otherwise.
+func laneWords(c *study.Case, st *results.Step) string {
+	if c == nil || c.Ramp == nil {
+		return ""
+	}
+	lanes := c.Lanes()
+	if len(lanes) < 2 {
+		return ""
+	}
+	main := st.Report(lanes[0].Name)
+	if main == nil || main.P99Ms() > lanes[0].TargetMs(c.Ramp) {
+		return ""
+	}
+	for _, l := range lanes[1:] {
+		rep := st.Report(l.Name)
+		if rep == nil || rep.Requests < ramp.MinJudged || rep.P99Ms() <= l.TargetMs(c.Ramp) {
+			continue
+		}
+		slowest := int(math.Ceil(0.01 * float64(rep.Requests)))
+		return fmt.Sprintf(" (only the requests that wait %d ms on the upstream missed: the others' p99 was %s and their slowest answer %s; that lane's p99 rests on its %d slowest of %s answers)",
+			l.DelayMs, msWords(main.P99Ms()), msWords(float64(main.Latencies.Max)/1e6), slowest, units.Group(rep.Requests))
+	}
+	return ""
 }
 
 // SelfTestPause is the planted pause's reading: what the study planted and
