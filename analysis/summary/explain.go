@@ -554,7 +554,7 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	}
 	if e.Cause == CauseUnexplained && v.Kind == ramp.Latency {
 		if f.Study != nil {
-			e.Sentence += laneWords(f.Study.Case(c), st)
+			e.Sentence += upstreamLaneWords(f.Study.Case(c), st)
 		}
 	}
 	if st.Restarted != "" {
@@ -564,11 +564,11 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	return e, nil
 }
 
-// laneWords narrows an unexplained step that failed on a side lane's p99
-// (the requests that wait on the upstream) while the lane without a wait
-// kept the target: the delay was on the way to the mock upstream and
+// upstreamLaneWords narrows an unexplained step that failed on a side
+// lane's p99 (the requests that wait on the upstream) while the lane
+// without a wait kept the target: the delay was on the way to the mock upstream and
 // back, or in the few answers such a p99 rests on. "" otherwise.
-func laneWords(c *study.Case, st *results.Step) string {
+func upstreamLaneWords(c *study.Case, st *results.Step) string {
 	if c == nil || c.Ramp == nil {
 		return ""
 	}

@@ -19,17 +19,17 @@ func TestLaneWordsNarrowAnUpstreamLaneFail(t *testing.T) {
 		return &vegeta.Report{Requests: n, Latencies: vegeta.Latencies{P99: int64(p99 * 1e6), Max: int64(max * 1e6)}}
 	}
 	st := &results.Step{Lanes: []results.LaneReport{{Lane: "main", Report: rep(2850, 12.7, 333)}, {Lane: "wait100", Report: rep(150, 278.6, 331)}}}
-	got := laneWords(c, st)
+	got := upstreamLaneWords(c, st)
 	if !strings.Contains(got, "only the requests that wait 100 ms on the upstream missed: the others' p99 was 12.7 ms and their slowest answer 333 ms") ||
 		!strings.Contains(got, "rests on its 2 slowest of 150 answers") {
 		t.Errorf("upstream lane alone: %q", got)
 	}
 	st.Lanes[0].Report = rep(2850, 140, 333)
-	if got := laneWords(c, st); got != "" {
+	if got := upstreamLaneWords(c, st); got != "" {
 		t.Errorf("main lane failed too: %q", got)
 	}
 	st.Lanes[0].Report, st.Lanes[1].Report = rep(2850, 12.7, 333), rep(60, 278.6, 331)
-	if got := laneWords(c, st); got != "" {
+	if got := upstreamLaneWords(c, st); got != "" {
 		t.Errorf("a lane too thin to judge: %q", got)
 	}
 }

@@ -191,55 +191,34 @@ type Run struct {
 // own on a Postgres server.
 type target struct {
 	driver, dsn string
-	table       string
+	create      string // the table, made before the run
+	drop        string // the table's removal after it ("" for SQLite: the file goes)
 	begin       string // the transaction's first statement
 	insert      string
 	lock        string // what the stall holds, after begin
 }
 
-// openTarget makes the run's database and table; done removes them.
-func openTarget(o options, run int) (target, func(), error) {
+// newTarget picks the run's database; done removes what it made on disk.
+func newTarget(o options, run int) (tg target, done func(), err error) {
 	if o.postgres != "" {
-		t := target{driver: "pgx", dsn: o.postgres, table: fmt.Sprintf("poolwait_%d_%d", os.Getpid(), run), begin: "BEGIN"}
-		t.insert = "INSERT INTO " + t.table + "(payload, created_at) VALUES ($1, $2)"
-		t.lock = "LOCK TABLE " + t.table + " IN EXCLUSIVE MODE"
-		db, err := sql.Open(t.driver, t.dsn)
-		if err != nil {
-			return t, nil, err
-		}
-		defer db.Close()
-		if _, err := db.Exec("CREATE TABLE " + t.table + "(id bigserial PRIMARY KEY, payload text NOT NULL, created_at bigint NOT NULL)"); err != nil {
-			return t, nil, err
-		}
-		return t, func() {
-			if db, err := sql.Open(t.driver, t.dsn); err == nil {
-				db.Exec("DROP TABLE IF EXISTS " + t.table)
-				db.Close()
-			}
-		}, nil
+		table := fmt.Sprintf("poolwait_%d_%d", os.Getpid(), run)
+		return target{driver: "pgx", dsn: o.postgres, begin: "BEGIN",
+			create: "CREATE TABLE " + table + "(id bigserial PRIMARY KEY, payload text NOT NULL, created_at bigint NOT NULL)",
+			drop:   "DROP TABLE IF EXISTS " + table,
+			insert: "INSERT INTO " + table + "(payload, created_at) VALUES ($1, $2)",
+			lock:   "LOCK TABLE " + table + " IN EXCLUSIVE MODE"}, func() {}, nil
 	}
 	dir, err := os.MkdirTemp(o.dir, "stacklab-poolwait-")
 	if err != nil {
 		return target{}, nil, err
 	}
-	done := func() { os.RemoveAll(dir) }
-	t := target{driver: "sqlite3", dsn: walwriter.DSN(filepath.Join(dir, "poolwait.db"), "NORMAL"), table: "bench_events", begin: "BEGIN IMMEDIATE"}
-	t.insert = "INSERT INTO bench_events(payload, created_at) VALUES (?, ?)"
-	db, err := sql.Open(t.driver, t.dsn)
-	if err != nil {
-		done()
-		return t, nil, err
-	}
-	defer db.Close()
-	if _, err := db.Exec("CREATE TABLE bench_events(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL)"); err != nil {
-		done()
-		return t, nil, err
-	}
-	return t, done, nil
+	return target{driver: "sqlite3", dsn: walwriter.DSN(filepath.Join(dir, "poolwait.db"), "NORMAL"), begin: "BEGIN IMMEDIATE",
+		create: "CREATE TABLE bench_events(id INTEGER PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL)",
+		insert: "INSERT INTO bench_events(payload, created_at) VALUES (?, ?)"}, func() { os.RemoveAll(dir) }, nil
 }
 
 func runOnce(ctx context.Context, o options, timeout time.Duration, run int) (*Run, error) {
-	tg, done, err := openTarget(o, run)
+	tg, done, err := newTarget(o, run)
 	if err != nil {
 		return nil, err
 	}
@@ -251,6 +230,12 @@ func runOnce(ctx context.Context, o options, timeout time.Duration, run int) (*R
 	defer db.Close()
 	db.SetMaxOpenConns(o.pool)
 	db.SetMaxIdleConns(o.pool)
+	if _, err := db.Exec(tg.create); err != nil {
+		return nil, err
+	}
+	if tg.drop != "" {
+		defer db.Exec(tg.drop)
+	}
 	r := &Run{Timeout: timeout}
 	runCtx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
