@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"stacklab/bench/rawfile"
 	"stacklab/probes/lineerr"
 )
 
@@ -58,11 +59,7 @@ func WriteFile(path string, t Timeline) error {
 	if err := Write(&buf, t); err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp") // as results.WriteRaw
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return rawfile.Write(path, buf.Bytes())
 }
 
 // Read reads the timeline at path. Every fault is a *LineError: a line

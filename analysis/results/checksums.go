@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"stacklab/bench/rawfile"
 )
 
 // ChecksumsFile lists the sha256 of every file under raw/, sorted by path,
@@ -138,9 +140,5 @@ func WriteChecksums(dir string) error {
 	for _, l := range lines {
 		buf.WriteString(l + "\n")
 	}
-	tmp := filepath.Join(dir, "."+ChecksumsFile+".tmp")
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, ChecksumsFile))
+	return rawfile.Write(filepath.Join(dir, ChecksumsFile), buf.Bytes())
 }

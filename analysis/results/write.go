@@ -3,10 +3,10 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"stacklab/bench/rawfile"
 )
 
 // The bench's small raw files are written here, beside their readers, so
@@ -19,11 +19,7 @@ func WriteRaw(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return rawfile.Write(path, append(b, '\n'))
 }
 
 // LoadgenFromTime builds a Loadgen from bash's `time` output in the

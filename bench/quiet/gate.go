@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"stacklab/bench/rawfile"
 )
 
 // waitReport is one wait of the gate, as `quiet wait --out` records it: the
@@ -124,11 +126,7 @@ func appendWait(path string, w waitReport) error {
 	if b, err = json.Marshal(g); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return rawfile.Write(path, append(b, '\n'))
 }
 
 // secs writes a duration in whole seconds ("60 s"), or tenths under 10 s.
