@@ -2,11 +2,13 @@
 // reported during a window, on the wall clock, so the summary can say an
 // app stall was (or was not) its collector, and how much its JIT compiled
 // meanwhile (a JIT still compiling is an app not yet at its warm speed).
-// Today it reads one runtime's words: the JVM's unified log of GC pauses
-// and JIT compilations with UTC time stamps
+// It reads two runtimes' words, from the container's log for the window
+// as `docker logs --timestamps` gives it: the JVM's unified log of GC
+// pauses and JIT compilations with UTC time stamps
 // (`-Xlog:gc,jit+compilation=debug:stdout:utctime`, as
-// stacks/java-spring/run starts the JVM), taken from the container's log
-// for the window. Every other line is ignored, so an app's own log lines
+// stacks/java-spring/run starts the JVM), and Go's GODEBUG=gctrace=1 (as
+// stacks/go-nethttp's stack.env sets it), whose lines carry no wall time
+// of their own. Every other line is ignored, so an app's own log lines
 // never reach the raw folder.
 package pauses
 
@@ -29,7 +31,7 @@ const Format = "stacklab-pauses/1"
 // Header is the file's first line.
 type Header struct {
 	Format  string `json:"format"`
-	Runtime string `json:"runtime"` // "jvm"
+	Runtime string `json:"runtime"` // "jvm", "go"
 	// JIT is what the JIT compiled in the window; nil when the runtime
 	// logged no compilation (its log off, or files from before).
 	JIT *JIT `json:"jit,omitempty"`
@@ -67,6 +69,60 @@ var jvmGC = regexp.MustCompile(`^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d{
 // same line ending "made not entrant" when that code is no longer entered.
 var jvmJIT = regexp.MustCompile(`^\[\d{4}-\d\d-\d\dT[0-9:.]+[+-]\d{4}\]\s+\d+\s+[%sbn! ]*?([0-4])\s+\S+.*\((?:\d+ bytes|native)\)(\s+made not entrant)?\s*$`)
 
+// dockerStamp is the time `docker logs --timestamps` puts before each
+// line (when the engine read it from the container), RFC 3339 in UTC.
+var dockerStamp = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) `)
+
+// goGC matches a line of Go's GODEBUG=gctrace=1 (runtime/mgc.go), its
+// collection's number and its wall-clock phases in ms: the stop of sweep
+// termination, the concurrent mark, the stop of mark termination:
+// gc 12 @3.456s 2%: 0.011+1.2+0.003 ms clock, 0.022+0.3/0.9/0.1+0.006 ms cpu, 4->4->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 1 P
+var goGC = regexp.MustCompile(`^gc (\d+) @[0-9.]+s \d+%: ([0-9.]+)\+([0-9.]+)\+([0-9.]+) ms clock`)
+
+// ParseGo reads a container's log as `docker logs --timestamps` gives it
+// and returns the two stops of each of Go's collections that gctrace
+// reported. Go prints the line as the collection ends (after its mark
+// termination), with offsets from the program's start only, so the
+// engine's stamp of the line is taken as that end: the mark termination
+// stop ends there, and the sweep termination stop ends where the
+// concurrent mark began. The concurrent mark itself stops nothing and is
+// not a pause. Lines without a stamp, and every other line, are ignored.
+func ParseGo(r io.Reader) ([]Pause, error) {
+	var out []Pause
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		st := dockerStamp.FindStringSubmatch(line)
+		if st == nil {
+			continue
+		}
+		m := goGC.FindStringSubmatch(line[len(st[0]):])
+		if m == nil {
+			continue
+		}
+		end, err := time.Parse(time.RFC3339Nano, st[1])
+		if err != nil {
+			continue
+		}
+		var ms [3]float64
+		for i := range ms {
+			if ms[i], err = strconv.ParseFloat(m[2+i], 64); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			continue
+		}
+		nsOf := func(v float64) int64 { return int64(v * 1e6) }
+		markEnd := end.UnixNano() - nsOf(ms[2])
+		out = append(out,
+			Pause{AtUnixNs: markEnd - nsOf(ms[1]) - nsOf(ms[0]), Ms: ms[0], What: "GC(" + m[1] + ") sweep termination"},
+			Pause{AtUnixNs: markEnd, Ms: ms[2], What: "GC(" + m[1] + ") mark termination"})
+	}
+	return out, sc.Err()
+}
+
 // TopTier is the JVM's top compilation tier (C2).
 const TopTier = "4"
 
@@ -79,6 +135,9 @@ func ParseJVM(r io.Reader) ([]Pause, *JIT, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimRight(sc.Text(), "\r")
+		if st := dockerStamp.FindString(line); st != "" {
+			line = line[len(st):] // the JVM stamps its own lines
+		}
 		if j := jvmJIT.FindStringSubmatch(line); j != nil {
 			if jit == nil {
 				jit = &JIT{}

@@ -34,6 +34,26 @@ func TestParseJVM(t *testing.T) {
 	}
 }
 
+// The bench reads every runtime's log with the engine's stamps before its
+// lines (docker logs --timestamps): the JVM's own stamps still time them.
+func TestParseJVMUnderDockerStamps(t *testing.T) {
+	b, err := os.ReadFile("testdata/jvm.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _, _ := ParseJVM(bytes.NewReader(b))
+	var stamped strings.Builder
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if l != "" {
+			stamped.WriteString("2026-12-01T22:00:00.123456789Z " + l)
+		}
+	}
+	ps, _, err := ParseJVM(strings.NewReader(stamped.String()))
+	if err != nil || len(ps) != len(plain) || len(ps) == 0 || ps[len(ps)-1] != plain[len(plain)-1] {
+		t.Errorf("stamped: %+v (%v), plain: %+v", ps, err, plain)
+	}
+}
+
 // The JIT's lines (the real -Xlog:jit+compilation=debug format, captured
 // from openjdk 17 here, beside GC lines) are counted: every compilation,
 // those at the top tier, and compiled code thrown away.
@@ -49,6 +69,36 @@ func TestParseJVMJIT(t *testing.T) {
 	}
 	if jit == nil || *jit != (JIT{Compiled: 12, TopTier: 1, NotEntrant: 2}) {
 		t.Errorf("jit %+v, want 12 compiled, 1 at the top tier, 2 made not entrant", jit)
+	}
+}
+
+// Go's gctrace lines (the real GODEBUG=gctrace=1 format, captured here
+// from go-nethttp's container with `docker logs --timestamps`, beside the
+// app's own lines) become two stops per collection, the mark termination's
+// ending at the engine's stamp; a line without a stamp is not read.
+func TestParseGo(t *testing.T) {
+	f, err := os.Open("testdata/go.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps, err := ParseGo(f)
+	if err != nil || len(ps) == 0 || len(ps)%2 != 0 {
+		t.Fatalf("%d pauses, %v; want two per collection", len(ps), err)
+	}
+	sweep, mark := ps[0], ps[1]
+	if !strings.HasSuffix(sweep.What, ") sweep termination") || !strings.HasSuffix(mark.What, ") mark termination") ||
+		strings.TrimSuffix(sweep.What, " sweep termination") != strings.TrimSuffix(mark.What, " mark termination") {
+		t.Errorf("one collection's stops: %+v, %+v", sweep, mark)
+	}
+	if sweep.EndUnixNs() > mark.AtUnixNs || sweep.Ms <= 0 || mark.Ms <= 0 {
+		t.Errorf("the sweep termination must end before the mark termination begins: %+v, %+v", sweep, mark)
+	}
+	// a line whose stamp is gone, then one with its own
+	line := "gc 7 @1.500s 1%: 0.020+3.0+0.50 ms clock, 0.040+0.1/0.2/0.3+0.008 ms cpu, 4->4->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 1 P"
+	ps, _ = ParseGo(strings.NewReader(line + "\n2026-12-03T10:00:00.000000000Z " + line + "\n"))
+	if len(ps) != 2 || ps[1].EndUnixNs() != 1796292000000000000 || ps[0].AtUnixNs != 1796292000000000000-int64(3.52e6) {
+		t.Errorf("from one stamped line: %+v", ps)
 	}
 }
 

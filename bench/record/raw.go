@@ -13,6 +13,7 @@ import (
 	"stacklab/analysis/pauses"
 	"stacklab/analysis/results"
 	"stacklab/analysis/steady"
+	"stacklab/bench/rawfile"
 	"stacklab/probes/cgroupstat"
 )
 
@@ -164,20 +165,27 @@ func warmup(out string, args []string) error {
 }
 
 // pausesCmd keeps the runtime's pauses from a container's log for one
-// window (stdin: the log, as `docker logs --since --until` gives it): OUT
-// gets them as a pauses file (package pauses); with none, no file.
+// window (stdin: the log, as `docker logs --timestamps --since` gives it):
+// OUT gets them as a pauses file (package pauses); with none, no file.
 //
-//	record pauses OUT --runtime jvm < LOG
+//	record pauses OUT --runtime jvm|go < LOG
 func pausesCmd(out string, args []string) error {
 	fl := flag.NewFlagSet("record pauses", flag.ContinueOnError)
-	runtime := fl.String("runtime", "", "whose log it is: jvm")
+	runtime := fl.String("runtime", "", "whose log it is: jvm or go")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	if *runtime != "jvm" {
-		return fmt.Errorf("--runtime %q: the lab reads the pauses of jvm only", *runtime)
+	var ps []pauses.Pause
+	var jit *pauses.JIT
+	var err error
+	switch *runtime {
+	case "jvm":
+		ps, jit, err = pauses.ParseJVM(os.Stdin)
+	case "go":
+		ps, err = pauses.ParseGo(os.Stdin)
+	default:
+		return fmt.Errorf("--runtime %q: the lab reads the pauses of jvm and go only", *runtime)
 	}
-	ps, jit, err := pauses.ParseJVM(os.Stdin)
 	if err != nil || (len(ps) == 0 && jit == nil) {
 		return err
 	}
@@ -185,5 +193,5 @@ func pausesCmd(out string, args []string) error {
 	if err := pauses.Write(&b, *runtime, jit, ps); err != nil {
 		return err
 	}
-	return os.WriteFile(out, b.Bytes(), 0o644)
+	return rawfile.Write(out, b.Bytes())
 }

@@ -406,7 +406,7 @@ runtime_pauses() {
   local kind
   kind=$(stack_env_get "$(row_stack "$1")" PAUSE_LOG)
   [[ -n "$kind" ]] || return 0
-  docker logs --since "$2" "$CONTAINER" 2>&1 | lab_tool record pauses "$3" --runtime "$kind" ||
+  docker logs --timestamps --since "$2" "$CONTAINER" 2>&1 | lab_tool record pauses "$3" --runtime "$kind" ||
     note "bench: ${3#"$RUN_DIR"/}: the runtime's pauses could not be kept"
 }
 
