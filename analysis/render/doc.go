@@ -544,7 +544,7 @@ func explanationBlocks(s *summary.Summary) []block {
 		items = append(items, "**"+e.Cause+"**: "+e.Sentence)
 	}
 	var tally []string
-	for _, c := range []string{summary.CauseHost, summary.CauseGenerator, summary.CauseWarming, summary.CauseAppStall, summary.CauseSaturated, summary.CauseOverload, summary.CauseFirstAnswers, summary.CauseServer, summary.CauseUnexplained} {
+	for _, c := range []string{summary.CauseHost, summary.CauseGenerator, summary.CauseWarming, summary.CauseAppStall, summary.CauseSaturated, summary.CauseOverload, summary.CauseFirstAnswers, summary.CauseServer, summary.CauseUpstream, summary.CauseUnexplained} {
 		if counts[c] > 0 {
 			tally = append(tally, fmt.Sprintf("%s %d", c, counts[c]))
 		}

@@ -46,5 +46,12 @@ func headroomBlocks(s *summary.Summary) []block {
 		}
 		t.rows = append(t.rows, []string{r.Stack, r.Case, units.Rate(r.ReqPerSec), units.Percent(r.Share), gen})
 	}
-	return append(out, t)
+	out = append(out, t)
+	if np := hr.NetPath; np != nil {
+		us := func(v float64) string { return units.Seconds(v / 1e6) }
+		out = append(out, p("The raw network path to the app's address (%s; bench/netpath: an echo in the app's place, from the generator's CPUs): one byte there and back in **%s** (p99 %s), and one connection streamed **%s/s** each way (%s).",
+			np.Addr, rangeWith(np.RTTP50Us, us), rangeWith(np.RTTP99Us, us), rangeWith(np.StreamBytesPerS, units.Bytes),
+			plural(np.RTTP50Us.N, "one run", fmt.Sprintf("median (min–max) of %d runs", np.RTTP50Us.N))))
+	}
+	return out
 }

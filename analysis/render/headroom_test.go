@@ -28,3 +28,26 @@ func TestHeadroomSaysWhenARowPassedIt(t *testing.T) {
 		t.Errorf("no row past the headroom:\n%s", s)
 	}
 }
+
+// The network path check, when a run made one, is said after the table.
+func TestHeadroomGivesTheNetworkPath(t *testing.T) {
+	hr := &summary.Headroom{ReqPerSec: stat.Range{N: 2, Median: 100000, Min: 98000, Max: 102000}, Connections: 32,
+		NetPath: &summary.NetPath{Addr: "127.0.0.1:8080", RTTP50Us: stat.Range{N: 2, Median: 31, Min: 30, Max: 32}, RTTP99Us: stat.Range{N: 2, Median: 80, Min: 80, Max: 80},
+			StreamBytesPerS: stat.Range{N: 2, Median: 1 << 30, Min: 1 << 30, Max: 1 << 30}}}
+	var b strings.Builder
+	for _, bl := range headroomBlocks(&summary.Summary{Headroom: hr}) {
+		b.WriteString(bl.text + "\n")
+	}
+	want := "The raw network path to the app's address (127.0.0.1:8080; bench/netpath: an echo in the app's place, from the generator's CPUs): one byte there and back in **31.0 µs (30.0 µs–32.0 µs)** (p99 80.0 µs), and one connection streamed **1.00 GiB/s** each way (median (min–max) of 2 runs)."
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("got\n%s\nwant a line\n%s", b.String(), want)
+	}
+	hr.NetPath = nil
+	b.Reset()
+	for _, bl := range headroomBlocks(&summary.Summary{Headroom: hr}) {
+		b.WriteString(bl.text + "\n")
+	}
+	if strings.Contains(b.String(), "network path") {
+		t.Errorf("no check, yet:\n%s", b.String())
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"stacklab/analysis/vegeta"
 	"stacklab/bench/hiccuplog"
 	"stacklab/bench/timeline"
+	"stacklab/bench/uplog"
 )
 
 // A capacity case's window is a folder of steps (docs/results.md):
@@ -34,6 +35,7 @@ import (
 //	raw/run-N/<stack>/<case>/step-NN.settle.json   the cooldown before the step (bench/settle), after a failed one
 //	raw/run-N/<stack>/<case>/step-NN.restart       the app did not settle and was restarted before the step
 //	raw/run-N/<stack>/<case>/step-NN.pauses.jsonl  the runtime's own pauses during the step (package pauses)
+//	raw/run-N/<stack>/<case>/step-NN.upstream.jsonl the mock upstream's own lateness during the step (bench/uplog)
 //	raw/run-N/<stack>/<case>/step-NN.error         the bench could not measure the step
 
 // Target is a step's plan, written by `record step` before it runs.
@@ -81,6 +83,9 @@ type Step struct {
 	Trimmed string
 	// Pauses are the runtime's own pauses during the step (package pauses).
 	Pauses []pauses.Pause
+	// Upstream is the mock upstream's own lateness during the step
+	// (bench/uplog), nil when the step did not reach it or kept no record.
+	Upstream *uplog.File
 }
 
 // Settle is bench/settle's record of a cooldown.
@@ -313,6 +318,9 @@ func LoadSteps(dir string) ([]Step, error) {
 			s.Settle = &st
 		}
 		if s.Pauses, _, err = readPauses(base + ".pauses.jsonl"); err != nil {
+			return nil, err
+		}
+		if s.Upstream, err = readUpstream(base + ".upstream.jsonl"); err != nil {
 			return nil, err
 		}
 		if b, err := os.ReadFile(base + ".restart"); err == nil {

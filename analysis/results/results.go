@@ -22,7 +22,9 @@ import (
 	"stacklab/analysis/study"
 	"stacklab/bench/answer"
 	"stacklab/bench/hiccuplog"
+	"stacklab/bench/netlog"
 	"stacklab/bench/timeline"
+	"stacklab/bench/uplog"
 	"stacklab/probes/speed"
 )
 
@@ -57,7 +59,10 @@ type Run struct {
 	// app's place, once a run (raw/run-N/headroom.json; bench/plan,
 	// headroom.go); nil when the run has none.
 	Headroom *Ceiling
-	Stacks   []StackRun // in the manifest's order of stacks
+	// NetPath is the raw network path check beside the headroom
+	// (raw/run-N/netpath.json, bench/netlog); nil when the run has none.
+	NetPath *netlog.Result
+	Stacks  []StackRun // in the manifest's order of stacks
 }
 
 // Window is the run's window id of stack, nil when the run has none.
@@ -155,6 +160,10 @@ type Window struct {
 	// JIT is what the runtime's JIT compiled during the window, nil when
 	// it logs no compilations.
 	JIT *pauses.JIT
+	// Upstream is the mock upstream's record of its own lateness over the
+	// window (<case>.upstream.jsonl, bench/uplog), nil when it answered
+	// nothing then or kept no record.
+	Upstream *uplog.File
 }
 
 // Rows is a write case's row count around the window.
@@ -383,6 +392,13 @@ func loadRun(dir string, m *manifest.Manifest, n int, inProgress bool) (*Run, er
 	if run.Headroom, err = optionalCeiling(dir, filepath.Join(rel, "headroom")); err != nil {
 		return nil, err
 	}
+	if p := filepath.Join(dir, rel, "netpath.json"); exists(p) {
+		np, err := netlog.Read(p) // its errors begin with the path
+		if err != nil {
+			return nil, err
+		}
+		run.NetPath = &np
+	}
 	for _, stack := range m.Parameters.Stacks {
 		sr := StackRun{Stack: stack}
 		srel := filepath.Join(rel, stack)
@@ -454,6 +470,9 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 		return nil, err
 	}
 	if w.Pauses, w.JIT, err = readPauses(filepath.Join(dir, base+".pauses.jsonl")); err != nil {
+		return nil, err
+	}
+	if w.Upstream, err = readUpstream(filepath.Join(dir, base+".upstream.jsonl")); err != nil {
 		return nil, err
 	}
 	if wpath := filepath.Join(dir, base+".warmup.json"); exists(wpath) {
@@ -566,6 +585,19 @@ func optionalJSON(dir, rel string, v any) (bool, error) {
 		return false, &Error{path, "truncated or corrupt JSON: " + err.Error()}
 	}
 	return true, nil
+}
+
+// readUpstream reads an upstream lateness record where there is one (nil,
+// nil when there is none); a bad one is an error naming its file and line.
+func readUpstream(path string) (*uplog.File, error) {
+	if !exists(path) {
+		return nil, nil
+	}
+	f, err := uplog.Read(path) // its errors begin with the path
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
 }
 
 // readPauses reads a pauses file where there is one (nil, nil, nil when

@@ -19,6 +19,7 @@ import (
 	"stacklab/bench/hiccuplog"
 	"stacklab/bench/pglog"
 	"stacklab/bench/timeline"
+	"stacklab/bench/uplog"
 )
 
 // Causes an explanation names, in the order the rules try them: a stall
@@ -41,6 +42,10 @@ const (
 	// CauseFirstAnswers: the gap is the window's first requests' own
 	// latency (an upstream wait), not a stall.
 	CauseFirstAnswers = "first answers"
+	// CauseUpstream: the lab's mock upstream was late itself (its own
+	// record, bench/uplog) by as much as the slow requests that waited on
+	// it, with nothing else named: the lab's side, not the app's.
+	CauseUpstream = "upstream late"
 )
 
 // Thresholds of the explanations.
@@ -501,6 +506,13 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 						}
 					}
 				}
+				if w.Upstream != nil {
+					words, late := upstreamSpanWords(w.Upstream, sp)
+					s += "; " + words
+					if late && cause == CauseUnexplained {
+						cause = CauseUpstream
+					}
+				}
 				e := Explanation{Run: w.Run, Stack: w.Stack, Case: w.Case, Cause: cause}
 				if period, length, n, ok := ev.lt.Periodic(); ok {
 					e.Periodic = &Periodic{LengthMs: float64(length.Microseconds()) / 1e3, PeriodMs: float64(period.Microseconds()) / 1e3, Count: n}
@@ -552,9 +564,11 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 			e.Cause, e.Sentence = CauseOverload, what+"; "+overload
 		}
 	}
-	if e.Cause == CauseUnexplained && v.Kind == ramp.Latency {
-		if f.Study != nil {
-			e.Sentence += upstreamLaneWords(f.Study.Case(c), st)
+	if e.Cause == CauseUnexplained && v.Kind == ramp.Latency && f.Study != nil {
+		words, late := upstreamLaneWords(f.Study.Case(c), st, stepUpstream(st, ev.lt))
+		e.Sentence += words
+		if late {
+			e.Cause = CauseUpstream
 		}
 	}
 	if st.Restarted != "" {
@@ -568,17 +582,17 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 // lane's p99 (the requests that wait on the upstream) while the lane
 // without a wait kept the target: the delay was on the way to the mock upstream and
 // back, or in the few answers such a p99 rests on. "" otherwise.
-func upstreamLaneWords(c *study.Case, st *results.Step) string {
+func upstreamLaneWords(c *study.Case, st *results.Step, up *uplog.Counts) (string, bool) {
 	if c == nil || c.Ramp == nil {
-		return ""
+		return "", false
 	}
 	lanes := c.Lanes()
 	if len(lanes) < 2 {
-		return ""
+		return "", false
 	}
 	main := st.Report(lanes[0].Name)
 	if main == nil || main.P99Ms() > lanes[0].TargetMs(c.Ramp) {
-		return ""
+		return "", false
 	}
 	for _, l := range lanes[1:] {
 		rep := st.Report(l.Name)
@@ -586,10 +600,60 @@ func upstreamLaneWords(c *study.Case, st *results.Step) string {
 			continue
 		}
 		slowest := int(math.Ceil(0.01 * float64(rep.Requests)))
-		return fmt.Sprintf(" (only the requests that wait %d ms on the upstream missed: the others' p99 was %s and their slowest answer %s; that lane's p99 rests on its %d slowest of %s answers)",
-			l.DelayMs, msWords(main.P99Ms()), msWords(float64(main.Latencies.Max)/1e6), slowest, units.Group(rep.Requests))
+		own, late := upstreamOwnWords(up, rep.P99Ms()-float64(l.DelayMs))
+		return fmt.Sprintf(" (only the requests that wait %d ms on the upstream missed: the others' p99 was %s and their slowest answer %s; that lane's p99 rests on its %d slowest of %s answers%s)",
+			l.DelayMs, msWords(main.P99Ms()), msWords(float64(main.Latencies.Max)/1e6), slowest, units.Group(rep.Requests), own), late
 	}
-	return ""
+	return "", false
+}
+
+// stepUpstream is the mock upstream's own record over a step's window:
+// its record covers the lead-in too, the window is where the latency
+// timeline's answers ended (the whole record without one); nil when the
+// step has no record.
+func stepUpstream(st *results.Step, lt *latencyline.Timeline) *uplog.Counts {
+	if st.Upstream == nil {
+		return nil
+	}
+	c := st.Upstream.Header.Counts
+	if lt != nil && len(lt.Buckets) > 0 {
+		c = st.Upstream.In(lt.Abs(0), lt.Abs(int64(len(lt.Buckets))*lt.Header.BucketMs))
+	}
+	return &c
+}
+
+// upstreamOwnWords says whether the mock upstream's own record over the
+// step (bench/uplog) has it late by as much as the lane's p99 was over its wait
+// (extraMs), or names it on time: then the time was spent outside it (in
+// the app's client, or before the upstream read the request), and
+// whether it was late itself. "" for a step without the record.
+func upstreamOwnWords(c *uplog.Counts, extraMs float64) (string, bool) {
+	if c == nil || c.Answers == 0 {
+		return "", false
+	}
+	late := float64(c.MaxLate().Microseconds()) / 1e3
+	if late >= extraMs/2 {
+		return fmt.Sprintf("; the mock upstream's own record has %s of its %s answers 50 ms or more late, the latest %s: it was late itself",
+			units.Group(c.Late50ms), units.Group(c.Answers), msWords(late)), true
+	}
+	return fmt.Sprintf("; the mock upstream was on time: the latest of its %s answers came %s after the wait asked (%s of them 5 ms or more), against the lane's p99 %s over its wait, so that time was spent outside it (in the app's client, or before the upstream read the request)",
+		units.Group(c.Answers), msWords(late), units.Group(c.Late5ms), msWords(extraMs)), false
+}
+
+// upstreamSpanWords is the mock upstream's own record over a window's
+// slow stretch (its answers that ended in it or in the bucket after: an
+// answer it held late ends when the stretch does), and whether it was
+// late itself then.
+func upstreamSpanWords(u *uplog.File, sp span) (string, bool) {
+	c := u.In(sp.from, sp.to+u.Header.BucketMs*1e6)
+	late := msWords(float64(c.MaxLate().Microseconds()) / 1e3)
+	switch {
+	case c.Answers == 0:
+		return "the mock upstream answered nothing then", false
+	case c.Late50ms > 0:
+		return fmt.Sprintf("the mock upstream was late itself: %s of its %s answers then 50 ms or more late, the latest %s", units.Group(c.Late50ms), units.Group(c.Answers), late), true
+	}
+	return fmt.Sprintf("the mock upstream was on time then: the latest of its %s answers %s after the wait asked", units.Group(c.Answers), late), false
 }
 
 // SelfTestPause is the planted pause's reading: what the study planted and

@@ -25,6 +25,37 @@ type Headroom struct {
 	// Errors are non-2xx answers and connection errors, all runs.
 	Errors int64         `json:"errors"`
 	Rows   []HeadroomRow `json:"rows"`
+	// NetPath is the raw network path check beside it; nil when no run
+	// made one.
+	NetPath *NetPath `json:"net_path,omitempty"`
+}
+
+// NetPath is the raw network path from the generator's CPUs to the app's
+// address (bench/netpath, an echo in the app's place), over the runs that
+// checked it: a one-byte round trip's median and p99, and what one
+// connection streamed each way.
+type NetPath struct {
+	Addr            string     `json:"addr"`
+	RTTP50Us        stat.Range `json:"rtt_p50_us"`
+	RTTP99Us        stat.Range `json:"rtt_p99_us"`
+	StreamBytesPerS stat.Range `json:"stream_bytes_per_s"`
+}
+
+// netPath is the runs' network path checks; nil when none made one.
+func netPath(f *results.Folder) *NetPath {
+	var p50, p99, stream []float64
+	np := &NetPath{}
+	for _, r := range f.Runs {
+		if c := r.NetPath; c != nil {
+			np.Addr = c.Addr
+			p50, p99, stream = append(p50, c.RTTP50Us), append(p99, c.RTTP99Us), append(stream, c.StreamBytesPerS)
+		}
+	}
+	if len(p50) == 0 {
+		return nil
+	}
+	np.RTTP50Us, np.RTTP99Us, np.StreamBytesPerS = stat.Of(p50), stat.Of(p99), stat.Of(stream)
+	return np
 }
 
 // HeadroomRow is one row's fastest window of the case tables, against the
@@ -68,6 +99,7 @@ func headroom(f *results.Folder, sections []Section) *Headroom {
 		return nil
 	}
 	h.ReqPerSec = stat.Of(rps)
+	h.NetPath = netPath(f)
 	// The generator's share is known only when every run recorded it.
 	if len(shares) == len(rps) {
 		h.GeneratorShare = stat.Of(shares).Min

@@ -4,7 +4,7 @@
 // runs it on its own machine, and reads the machine's fingerprint.
 //
 //	loadrun run [--time FILE] [--start FILE] [--deadline S] [--emit FILE] -- PROGRAM ARGS...
-//	    PROGRAM (oha, vegeta, canary, hiccup: /bin/NAME) with ARGS, its
+//	    PROGRAM (oha, vegeta, canary, hiccup, netpath: /bin/NAME) with ARGS, its
 //	    stdout and stderr passed through; SIGTERM and SIGINT passed on to
 //	    it. --time writes its CPU time as bash's `time` does with
 //	    TIMEFORMAT='%3U %3S %3R' (user, system, real seconds), which record

@@ -18,6 +18,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"stacklab/bench/rawfile"
 )
 
 // Kinds are the phases of a bench, in the order the ETA sums them and
@@ -36,13 +38,13 @@ const (
 	guessBootMs        = 2600
 	guessRestartMs     = 1450
 	guessStopMs        = 150
-	guessWindowOverMs  = 300 // a window's time beyond its length
-	guessWarmupOverMs  = 40  // a warm-up's beyond its length
-	guessSteadyS       = 5   // a steady-state warm-up's mean length
-	guessCeilingOverMs = 100 // a ceiling window's beyond its length
-	guessHeadroomMs    = 800 // the headroom's beyond its warm-up and window: the mock started and stopped
-	guessRampStepOver  = 500 // a ramp step's beyond its warm-up and window
-	guessRampSteps     = 10  // a ramp's steps when plan gave no guess
+	guessWindowOverMs  = 300  // a window's time beyond its length
+	guessWarmupOverMs  = 40   // a warm-up's beyond its length
+	guessSteadyS       = 5    // a steady-state warm-up's mean length
+	guessCeilingOverMs = 100  // a ceiling window's beyond its length
+	guessHeadroomMs    = 4000 // the headroom's beyond its warm-up and window: the stub started and stopped, then the network path check (an echo started, 2 s of stream, stopped)
+	guessRampStepOver  = 500  // a ramp step's beyond its warm-up and window
+	guessRampSteps     = 10   // a ramp's steps when plan gave no guess
 	// The paired profile: every row up at once, each boot and restart
 	// with its warm-up in it, 2 s slices alternating.
 	pairedBootMs      = 2000
@@ -282,11 +284,7 @@ func (e *ETA) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return rawfile.Write(path, b)
 }
 
 // Command runs one of plan eta's subcommands on the state e; it says

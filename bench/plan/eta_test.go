@@ -39,7 +39,7 @@ func TestETAPlan(t *testing.T) {
 	// mock's start and stop; never in the paired profile
 	s.Headroom = true
 	e = Plan(s)
-	if e.PerRun["headroom"] != 1 || e.GuessMs["headroom"] != 6800 {
+	if e.PerRun["headroom"] != 1 || e.GuessMs["headroom"] != 10000 {
 		t.Errorf("headroom: %d a run, guessed %d ms", e.PerRun["headroom"], e.GuessMs["headroom"])
 	}
 	s.Paired = true

@@ -6,7 +6,8 @@ package main
 // (the app's CPUs, address and port) at the bench's default connections,
 // for one window after a warm-up. It is what the generator can drive on
 // its role's CPUs when the app costs next to nothing, so a row's req/s can
-// be read against it (analysis/summary, headroom.go).
+// be read against it (analysis/summary, headroom.go). The raw network
+// path check (bench/netpath, an echo in the same place) comes with it.
 
 import (
 	"flag"

@@ -29,13 +29,16 @@
 //	               sent in its window, after the lead-in (cut.go; exit 2 on bad input)
 //	record timeline OUT (--oha-db FILE --start-unix-ns N | --vegeta-csv FILE...) [--bucket-ms 100]
 //	               a window's or step's <window>.latency.jsonl (timeline.go; exit 2 on bad input)
+//	record upstream OUT --url URL --from-ns A --to-ns B   the mock upstream's
+//	               lateness over a window or step (upstream.go; no file when it
+//	               answered nothing then)
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
 //	record warmup OUT --slice-s S --min N --max N SLICE.json...   a window's
 //	               warmup.json from its warm-up slices so far; prints again,
 //	               steady or unsteady
-//	record pauses OUT --runtime jvm < LOG   the runtime's pauses in a
+//	record pauses OUT --runtime jvm|go < LOG   the runtime's pauses in a
 //	               window's container log (none: no file)
 //	record timing DIR --wall-ms N --eta-first-s N --windows N --window-s S
 //	               [--phase KIND=COUNT:MS]...   the bench's time against its
@@ -91,6 +94,8 @@ func main() {
 		os.Exit(timelineCmd(dir, args, os.Stderr))
 	case "cut":
 		os.Exit(cutCmd(dir, args, os.Stderr))
+	case "upstream":
+		os.Exit(upstreamCmd(dir, args, os.Stderr))
 	case "resources":
 		err = resources(dir, args)
 	case "rows":

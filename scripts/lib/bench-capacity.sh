@@ -46,14 +46,20 @@ lane_file() {
 # one Go server on this host's loopback), which capped the rate one CPU
 # could hold near 10,000 req/s.
 vegeta_lane() {
-  local out=$1 from=${6:-} lead=${7:-0} args=() bin rc=0 secs=$5
+  local out=$1 from=${6:-} lead=${7:-0} args=() bin rc=0 secs=$5 targets="$WORK/plan/$2.$3.targets"
   bin="$WORK/vegeta.$(basename "$out" .json).bin"
   [[ -z "$from" ]] || secs=$(($5 + lead))
-  mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets "$WORK/plan/$2.$3.targets" --rate "$4" --duration "$secs")
-  (
-    TIMEFORMAT='%3U %3S %3R'
-    time taskset -c "$LOADGEN_CPUS" vegeta "${args[@]}" -output "$bin" 2>"$out.stderr"
-  ) 2>"$out.time" || rc=$?
+  if [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
+    # in a container on the generator's engine, its targets on its stdin
+    mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets /dev/stdin --rate "$4" --duration "$secs")
+    loadgen_vegeta "$out" "$bin" "$targets" "$secs" "${args[@]}" || rc=$?
+  else
+    mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets "$targets" --rate "$4" --duration "$secs")
+    (
+      TIMEFORMAT='%3U %3S %3R'
+      time taskset -c "$LOADGEN_CPUS" vegeta "${args[@]}" -output "$bin" 2>"$out.stderr"
+    ) 2>"$out.time" || rc=$?
+  fi
   if [[ -s "$bin" && -n "$from" ]]; then
     # the window only: what was sent after the lead-in
     taskset -c "$LOADGEN_CPUS" vegeta encode -to csv "$bin" >"$out.all.csv" 2>>"$out.stderr" &&
@@ -158,9 +164,12 @@ ports_settle() {
 # an app that does not settle is restarted, and BASE.restart says so.
 SETTLE_MAX_S=30
 ramp_cooldown() {
-  local base=$3
+  local base=$3 pin=$LOADGEN_CPUS
+  # the generator's CPUs are another machine's when it has an engine: the
+  # sampler's are this one's
+  [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || pin=${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}
   ports_settle
-  if taskset -c "$LOADGEN_CPUS" "$(lab_tool_path settle)" --pid "$APP_PID" --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" \
+  if taskset -c "$pin" "$(lab_tool_path settle)" --pid "$APP_PID" --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" \
     --max "${SETTLE_MAX_S}s" --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
     return 0
   fi
@@ -212,12 +221,13 @@ ramp_step() {
   [[ "$trim" != yes ]] || ramp_trim "$row" "$base" "before the warm-up"
   vegeta_step "$WORK/warmup" "$w" "$rate" "$warm" || true
   [[ "$trim" != yes ]] || ramp_trim "$row" "$base" "before the window"
-  local since
-  since=$(date -u +%FT%T.%NZ)
+  local since from_ns
+  since=$(date -u +%FT%T.%NZ) from_ns=$(date +%s%N)
   sampler_start "$base.cgroup.jsonl"
   hiccup_start "$base"
   vegeta_step "$base" "$w" "$rate" "$DURATION" "${LEAD_IN_S:-0}" || rc=$?
   runtime_pauses "$row" "$since" "$base.pauses.jsonl"
+  upstream_lateness "$base" "$from_ns"
   if ! container_running "$CONTAINER"; then
     echo "the container exited during the step" >"$base.error"
     fail_cases "$run" "$row" "the container exited during step $n ($rate req/s)" "$w"

@@ -24,10 +24,6 @@ plan_windows() {
       esac
     done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --warm-each "$WARM_EACH")
     if ((WIN_RAMP[$w])); then
-      [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || {
-        echo "bench: ${STUDY_FILE#"$LAB_ROOT"/}: window $w is a capacity ramp, and vegeta on the load generator's own engine (LOADGEN_ENGINE) is not built yet" >&2
-        exit 2
-      }
       vegeta_check
       plan_capacity "$w"
       continue
@@ -256,8 +252,8 @@ run_case() {
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
   [[ -n "$table" ]] && rows_before=$(db_rows "$(row_db_target "$row" "$DB_DIR")" "$table")
   canary_read "$dir/$w.canary.jsonl" before
-  local since
-  since=$(date -u +%FT%T.%NZ)
+  local since from_ns
+  since=$(date -u +%FT%T.%NZ) from_ns=$(date +%s%N)
   sampler_start "$dir/$w.cgroup.jsonl"
   [[ "$(row_db "$row")" == postgres ]] && pg_sampler_start "$dir/$w.pg.jsonl"
   hiccup_start "$dir/$w"
@@ -275,6 +271,7 @@ run_case() {
   sampler_stop
   pg_sampler_stop
   runtime_pauses "$row" "$since" "$dir/$w.pauses.jsonl"
+  upstream_lateness "$dir/$w" "$from_ns"
   window_record "$dir/$w.json" || ((oha_rc)) || oha_rc=1
   [[ -n "$companion" ]] && { window_record "$dir/$w.writers.json" || ((oha_rc)) || oha_rc=1; }
   canary_read "$dir/$w.canary.jsonl" after
@@ -410,6 +407,17 @@ runtime_pauses() {
     note "bench: ${3#"$RUN_DIR"/}: the runtime's pauses could not be kept"
 }
 
+# upstream_lateness BASE FROM_NS: the mock upstream's record of its own
+# lateness from FROM_NS (unix ns) to now, into BASE.upstream.jsonl (bench/
+# uplog; record upstream writes none when it answered nothing then, as in
+# a case that does not reach it), when the study runs the upstream
+upstream_lateness() {
+  ((NEEDS_UPSTREAM)) || return 0
+  lab_tool record upstream "$1.upstream.jsonl" --url "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" \
+    --from-ns "$2" --to-ns "$(date +%s%N)" ||
+    note "bench: ${1#"$RUN_DIR"/}: the upstream's own lateness could not be kept (see the line above)"
+}
+
 # hiccup_start BASE: the hiccup meter (bench/hiccup: a 1 ms sleep loop
 # that records every oversleep) pinned to the app's CPUs and one pinned to
 # the generator's, into BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl:
@@ -524,5 +532,31 @@ generator_headroom() {
   rm -f "$WORK"/headroom-warmup.json*
   window_start "$out" "$DURATION" "$WORK/plan/headroom.oha"
   window_finish "$BG_PID" "$out" || note "bench: run $1: the generator's headroom window failed (see ${out#"$RUN_DIR"/}.stderr)"
+  docker rm -f "$name" >/dev/null 2>&1 || true
+  network_path "$1"
+}
+
+# network_path RUN: the raw network path check (bench/netpath), right
+# after the headroom and like it once a run: the mock upstream as an echo
+# (MODE=echo) in the app's place, one-byte round trips and a stream to it
+# from the generator's CPUs (on its engine when it has one), into
+# raw/run-N/netpath.json. An echo that does not start costs the run its
+# check, not the run.
+network_path() {
+  local out="$RUN_DIR/raw/run-$1/netpath.json" name="stacklab-$BENCH_ID-echo" addr rc=0
+  addr="${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
+  port_free "$APP_PORT" "the network path check (the echo in the app's place)"
+  if ! upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=echo --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"; then
+    note "bench: run $1: the echo did not start in the app's place; this run has no network path check"
+    docker rm -f "$name" >/dev/null 2>&1 || true
+    return 0
+  fi
+  if [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
+    loadgen_run "stacklab-$BENCH_ID-netpath-$RANDOM" --emit /tmp/netpath.json -- netpath --addr "$addr" --out /tmp/netpath.json \
+      >"$WORK/netpath.json" 2>"$WORK/netpath.err" && mv "$WORK/netpath.json" "$out" || rc=$?
+  else
+    taskset -c "$LOADGEN_CPUS" "$(lab_tool_path netpath)" --addr "$addr" --out "$out" 2>"$WORK/netpath.err" || rc=$?
+  fi
+  ((rc == 0)) || note "bench: run $1: the network path check failed: $(tail -n1 "$WORK/netpath.err" 2>/dev/null || echo 'no message')"
   docker rm -f "$name" >/dev/null 2>&1 || true
 }

@@ -73,12 +73,14 @@ engines_record() {
 # loadgen_run NAME ARGS...: one of the generator image's programs
 # (loadrun run ARGS) in a container NAME on the load generator's engine,
 # pinned to its CPUs, on the host network, labelled as the bench's;
-# removed when it exits unless LOADGEN_KEEP=1 (its files are copied out)
+# removed when it exits unless LOADGEN_KEEP=1 (its files are copied out);
+# LOADGEN_STDIN=1 gives it this shell's stdin
 loadgen_run() {
-  local name=$1 rm=(--rm)
+  local name=$1 rm=(--rm) in=()
   shift
   [[ "${LOADGEN_KEEP:-}" == 1 ]] && rm=()
-  engine_docker "$ROLE_LOADGEN_ENGINE" run --pull never "${rm[@]}" --name "$name" --label "stacklab.bench=$BENCH_ID" --network host \
+  [[ "${LOADGEN_STDIN:-}" == 1 ]] && in=(-i)
+  engine_docker "$ROLE_LOADGEN_ENGINE" run --pull never "${rm[@]}" "${in[@]}" --name "$name" --label "stacklab.bench=$BENCH_ID" --network host \
     --cpuset-cpus "$LOADGEN_CPUS" --cap-drop ALL --security-opt no-new-privileges "$LOADGEN_IMAGE" run "$@"
 }
 
@@ -98,6 +100,24 @@ loadgen_oha() {
     engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/oha.db" "$out.db" >/dev/null 2>&1 || true
     engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/start" "$out.start" >/dev/null 2>&1 || true
   fi
+  engine_docker "$ROLE_LOADGEN_ENGINE" rm -f "$name" >/dev/null 2>&1 || true
+  return "$rc"
+}
+
+# loadgen_vegeta OUT BIN TARGETS SECONDS ARGS...: vegeta ARGS (an attack
+# of SECONDS) in a container on the load generator's engine, TARGETS on
+# its stdin; its results to BIN, its stderr to OUT.stderr and its CPU time
+# to OUT.time, as vegeta_lane writes them on this machine; returns
+# vegeta's status (124: past its deadline). Encoding and reporting the
+# results is this machine's work: it measures nothing.
+loadgen_vegeta() {
+  local out=$1 bin=$2 targets=$3 secs=$4 name rc=0
+  shift 4
+  name="stacklab-$BENCH_ID-vegeta-$BASHPID-$RANDOM"
+  LOADGEN_KEEP=1 LOADGEN_STDIN=1 loadgen_run "$name" --time /tmp/time --deadline "$((secs + WINDOW_GRACE_S))" -- vegeta "$@" -output /tmp/results.bin \
+    <"$targets" >/dev/null 2>"$out.stderr" || rc=$?
+  engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/time" "$out.time" >/dev/null 2>&1 || true
+  engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/results.bin" "$bin" >/dev/null 2>&1 || true
   engine_docker "$ROLE_LOADGEN_ENGINE" rm -f "$name" >/dev/null 2>&1 || true
   return "$rc"
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"stacklab/bench/uplog"
 )
 
 // recorder stands in for time.Sleep so the tests check the delay asked for
@@ -50,7 +52,7 @@ func TestDelaySleepsAsAsked(t *testing.T) {
 	}
 	for _, c := range cases {
 		rec := &recorder{}
-		res, body := get(t, newHandler(rec.sleep), "GET", c.target)
+		res, body := get(t, newHandler(rec.sleep, uplog.NewRecorder()), "GET", c.target)
 		if res.StatusCode != 200 || body != `{"ok":true}` {
 			t.Errorf("%s: got %d %q, want 200 {\"ok\":true}", c.target, res.StatusCode, body)
 		}
@@ -69,7 +71,7 @@ func TestDelaySleepsAsAsked(t *testing.T) {
 func TestDelayRefusesBadValues(t *testing.T) {
 	for _, target := range []string{"/delay?ms=", "/delay?ms=abc", "/delay?ms=-1", "/delay?ms=10001", "/delay?ms=1.5", "/delay?ms=99999999999999999999"} {
 		rec := &recorder{}
-		res, body := get(t, newHandler(rec.sleep), "GET", target)
+		res, body := get(t, newHandler(rec.sleep, uplog.NewRecorder()), "GET", target)
 		if res.StatusCode != 400 {
 			t.Errorf("%s: status %d, want 400", target, res.StatusCode)
 		}
@@ -83,7 +85,7 @@ func TestDelayRefusesBadValues(t *testing.T) {
 }
 
 func TestOtherPathsAndMethods(t *testing.T) {
-	h := newHandler((&recorder{}).sleep)
+	h := newHandler((&recorder{}).sleep, uplog.NewRecorder())
 	if res, _ := get(t, h, "GET", "/nope"); res.StatusCode != 404 {
 		t.Errorf("GET /nope: %d, want 404", res.StatusCode)
 	}
@@ -96,11 +98,45 @@ func TestOtherPathsAndMethods(t *testing.T) {
 	}
 }
 
+// Every delay's answer is counted with how late it was, and /lateness
+// answers the span asked for in the format bench/uplog reads: here one
+// delay that overslept by 60 ms (a sleep that stands for a CPU the
+// upstream waited for) and one on time.
+func TestLatenessCountsEachDelay(t *testing.T) {
+	late := uplog.NewRecorder()
+	h := newHandler(func(d time.Duration) {
+		if d > 0 {
+			d += 60 * time.Millisecond
+		}
+		time.Sleep(d)
+	}, late)
+	from := time.Now()
+	get(t, h, "GET", "/delay?ms=1")
+	get(t, h, "GET", "/delay?ms=0")
+	to := time.Now().Add(time.Millisecond)
+	res, body := get(t, h, "GET", "/lateness?from_ms="+strconv.FormatInt(from.UnixMilli(), 10)+"&to_ms="+strconv.FormatInt(to.UnixMilli(), 10))
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("status %d (%s): %s", res.StatusCode, res.Header.Get("Content-Type"), body)
+	}
+	f, err := uplog.Parse(strings.NewReader(body), "lateness")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	if c := f.Header.Counts; c.Answers != 2 || c.Late50ms != 1 || c.MaxLate() < 60*time.Millisecond || c.MaxLate() > time.Second {
+		t.Errorf("counted %+v, want 2 answers, one 60 ms or more late", c)
+	}
+	for _, q := range []string{"", "?from_ms=1", "?from_ms=x&to_ms=2", "?from_ms=5&to_ms=5", "?from_ms=1&to_ms=999999999999"} {
+		if res, body := get(t, h, "GET", "/lateness"+q); res.StatusCode != 400 || !strings.HasPrefix(body, `{"ok":false,"error":`) {
+			t.Errorf("/lateness%s: %d %s, want 400 and the reason", q, res.StatusCode, body)
+		}
+	}
+}
+
 // TestRealSleepOverHTTP runs the real handler on a real listener: 64
 // concurrent 50 ms delays must finish in about 50 ms, not 64 × 50 ms, i.e.
 // the server itself never serializes requests.
 func TestRealSleepOverHTTP(t *testing.T) {
-	srv := httptest.NewServer(newHandler(time.Sleep))
+	srv := httptest.NewServer(newHandler(time.Sleep, uplog.NewRecorder()))
 	defer srv.Close()
 	const n = 64
 	start := time.Now()

@@ -60,3 +60,29 @@ func TestStubOneAnswerPerHead(t *testing.T) {
 		t.Error("more answers than heads")
 	}
 }
+
+// The echo sends back every byte, in order, however the writes split.
+func TestEchoSendsBackEveryByte(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go serveEcho(ln)
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	want := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
+	go func() {
+		for b := want; len(b) > 0; b = b[min(len(b), 70001):] {
+			c.Write(b[:min(len(b), 70001)])
+		}
+	}()
+	got := make([]byte, len(want))
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("echoed %v, equal %v", err, bytes.Equal(got, want))
+	}
+}
