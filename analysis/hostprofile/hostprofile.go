@@ -57,9 +57,9 @@ var Keys = []Key{
 	{"DB_MEMORY", Word, false, "the Postgres server role's memory limit (--memory)"},
 	{"APP_ENGINE", Engine, false, "the Docker engine of the app (and its sampler): only the bench's own engine so far"},
 	{"LOADGEN_ENGINE", Engine, false, "the Docker engine the load generator runs on, in a container; unset: on this machine, no container"},
-	{"UPSTREAM_ENGINE", Engine, false, "the Docker engine of the mock upstream: only the app's engine so far"},
-	{"APP_ADDR", Address, false, "the address the load generator reaches the app (and the upstream's ceiling) at (default 127.0.0.1)"},
-	{"UPSTREAM_ADDR", Address, false, "the address the app reaches the mock upstream at (default 127.0.0.1)"},
+	{"UPSTREAM_ENGINE", Engine, false, "the Docker engine the mock upstream runs on; unset: the app's"},
+	{"APP_ADDR", Address, false, "the address the load generator reaches the app (and, beside it, the upstream's ceiling) at (default 127.0.0.1)"},
+	{"UPSTREAM_ADDR", Address, false, "the address the app (and, with UPSTREAM_ENGINE, the generator for the ceiling) reaches the mock upstream at (default 127.0.0.1)"},
 }
 
 // Roles are the roles a profile places, in the order the manifest lists them.
@@ -155,11 +155,6 @@ func Read(path string) (*Profile, error) {
 			return nil, bad("%s is not set", key.Name)
 		}
 	}
-	for _, k := range []string{"APP_ENGINE", "UPSTREAM_ENGINE"} {
-		if v := set[k]; v != "" && v != set["APP_ENGINE"] {
-			return nil, bad("%s=%s: the upstream runs on the app's engine (another engine for it is not built yet)", k, v)
-		}
-	}
 	if v := set["APP_ENGINE"]; v != "" && v != "default" {
 		return nil, bad("APP_ENGINE=%s: the app runs on the engine the bench talks to (the default one); another engine for it is not built yet", v)
 	}
@@ -217,6 +212,23 @@ func (p *Profile) Role(name string) Role {
 	return Role{Name: name}
 }
 
+// Remote tells whether the named role runs on an engine of its own, not
+// the bench's ("default" is the bench's): its CPUs are that machine's.
+func (p *Profile) Remote(role string) bool {
+	e := p.Role(role).Engine
+	return e != "" && e != "default"
+}
+
+// CeilingAddr is where the load generator reaches the mock upstream for
+// the ceiling row: beside the app (APP_ADDR) while it shares the app's
+// engine, at UPSTREAM_ADDR on an engine of its own.
+func (p *Profile) CeilingAddr() string {
+	if p.Remote("upstream") {
+		return p.Role("upstream").Addr
+	}
+	return p.Role("app").Addr
+}
+
 // Engines tells whether the profile names any engine: then every role's
 // engine is fingerprinted in the manifest, and the generator runs in a
 // container.
@@ -235,9 +247,12 @@ func (p *Profile) CheckLocalCPUs(online string) error {
 	for _, c := range on {
 		have[c] = true
 	}
-	keys := []string{"APP_CPUS", "UPSTREAM_CPUS"}
-	if p.Set["LOADGEN_ENGINE"] == "" {
-		keys = []string{"APP_CPUS", "LOADGEN_CPUS", "UPSTREAM_CPUS"}
+	keys := []string{"APP_CPUS"}
+	if !p.Remote("loadgen") {
+		keys = append(keys, "LOADGEN_CPUS")
+	}
+	if !p.Remote("upstream") {
+		keys = append(keys, "UPSTREAM_CPUS")
 	}
 	if p.Set["SAMPLER_CPUS"] != "" {
 		keys = append(keys, "SAMPLER_CPUS")

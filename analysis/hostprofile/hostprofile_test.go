@@ -52,7 +52,6 @@ func TestBadProfiles(t *testing.T) {
 		{base + "LOADGEN_ENGINE=ftp://x\n", "LOADGEN_ENGINE=ftp://x is not a Docker context name or a DOCKER_HOST"},
 		{base + "APP_ADDR=10.0.0.1/8\n", "APP_ADDR=10.0.0.1/8 is not an IP address or a host name"},
 		{base + "APP_ENGINE=other\n", "APP_ENGINE=other: the app runs on the engine the bench talks to"},
-		{base + "UPSTREAM_ENGINE=other\n", "UPSTREAM_ENGINE=other: the upstream runs on the app's engine"},
 		{strings.Replace(base, "APP_CPUS=0", "APP_CPUS=a", 1), "APP_CPUS=a not a CPU list like 0-3,6"},
 		{strings.Replace(base, "CONNECTIONS=32\n", "", 1), "CONNECTIONS is not set"},
 	} {
@@ -60,6 +59,28 @@ func TestBadProfiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "host profile ") {
 			t.Errorf("%q: got %v, want …%s…", c.text, err, c.want)
 		}
+	}
+}
+
+// The upstream on an engine of its own: its CPUs are that machine's, and
+// the generator reaches it for the ceiling at its own address.
+func TestUpstreamOnItsOwnEngine(t *testing.T) {
+	p, err := Read(write(t, strings.Replace(base, "UPSTREAM_CPUS=1", "UPSTREAM_CPUS=6", 1)+"UPSTREAM_ENGINE=lab-c\nUPSTREAM_ADDR=127.0.0.3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Remote("upstream") || p.Remote("loadgen") || p.Role("upstream").Engine != "lab-c" {
+		t.Errorf("roles: upstream %+v, loadgen %+v", p.Role("upstream"), p.Role("loadgen"))
+	}
+	if err := p.CheckLocalCPUs("0-1"); err != nil {
+		t.Errorf("local check looked at the remote upstream's CPUs: %v", err)
+	}
+	if got := p.CeilingAddr(); got != "127.0.0.3" {
+		t.Errorf("ceiling at %s, want the upstream's address", got)
+	}
+	p, _ = Read(write(t, base+"UPSTREAM_ENGINE=default\nAPP_ADDR=127.0.0.2\n"))
+	if p.Remote("upstream") || p.CeilingAddr() != "127.0.0.2" {
+		t.Errorf("the default engine is the bench's: remote %v, ceiling %s", p.Remote("upstream"), p.CeilingAddr())
 	}
 }
 

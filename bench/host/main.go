@@ -61,8 +61,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if p.Engines() {
 			engines = 1
 		}
-		fmt.Fprintf(stdout, "ROLE_APP_ADDR=%s\nROLE_UPSTREAM_ADDR=%s\nROLE_LOADGEN_ENGINE=%s\nROLE_SAMPLER_CPUS=%s\nROLE_ENGINES=%d\n",
-			q(app.Addr), q(up.Addr), q(gen.Engine), q(sampler), engines)
+		upEngine := ""
+		if p.Remote("upstream") {
+			upEngine = up.Engine
+		}
+		fmt.Fprintf(stdout, "ROLE_APP_ADDR=%s\nROLE_UPSTREAM_ADDR=%s\nROLE_LOADGEN_ENGINE=%s\nROLE_UPSTREAM_ENGINE=%s\nROLE_CEILING_ADDR=%s\nROLE_SAMPLER_CPUS=%s\nROLE_ENGINES=%d\n",
+			q(app.Addr), q(up.Addr), q(gen.Engine), q(upEngine), q(p.CeilingAddr()), q(sampler), engines)
 	case "roles":
 		for _, name := range hostprofile.Roles {
 			r := p.Role(name)

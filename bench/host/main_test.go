@@ -32,6 +32,27 @@ func TestProfileOfLocalReadsBackInBash(t *testing.T) {
 	}
 }
 
+// The upstream on an engine of its own: bash gets its engine, and the
+// ceiling row's address becomes the upstream's.
+func TestUpstreamEngineReadsBackInBash(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "up.env")
+	os.WriteFile(p, []byte("HOST_NAME=x\nAPP_CPUS=0\nLOADGEN_CPUS=1\nUPSTREAM_CPUS=1\nAPP_MEMORY=4g\nCONNECTIONS=32\nUPSTREAM_ENGINE=lab-c\nUPSTREAM_ADDR=127.0.0.1\nAPP_ADDR=localhost\n"), 0o644)
+	rc, out, errs := call("profile", p)
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errs)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	b, err := exec.Command("bash", "-c", out+`echo "$ROLE_UPSTREAM_ENGINE|$ROLE_CEILING_ADDR|$ROLE_APP_ADDR|$ROLE_ENGINES"`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(b)); got != "lab-c|127.0.0.1|localhost|1" {
+		t.Errorf("bash read %q", got)
+	}
+}
+
 func TestRolesOfTwoEngines(t *testing.T) {
 	rc, out, errs := call("roles", "../../hosts/local-ssh.env")
 	want := "app - 0 0\nloadgen stacklab-second 1 1\nupstream - 1 0\n"

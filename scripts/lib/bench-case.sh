@@ -30,7 +30,7 @@ plan_windows() {
     fi
     plan_app_load "$w" "$APP_PORT" "$WORK/plan"
     ((WIN_CEILING[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
-      --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
+      --url "http://${ROLE_CEILING_ADDR:-127.0.0.1}:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
   done
   return 0
 }
@@ -488,10 +488,17 @@ pg_role_start() {
   confine_record "$RUN_DIR" postgres "stacklab-$BENCH_ID-postgres" || note "bench: could not record the Postgres role's confinement"
 }
 
-# The mock upstream runs for the whole bench on its own CPUs.
+# The mock upstream runs for the whole bench on its own CPUs, on its own
+# engine when the profile gives it one (UPSTREAM_ENGINE: its image copied
+# there first).
 upstream_start() {
+  if [[ -n "${ROLE_UPSTREAM_ENGINE:-}" ]]; then
+    engine_image "$ROLE_UPSTREAM_ENGINE" "$(require_image upstream)" ||
+      die "bench: the mock upstream's image could not be copied to its engine $ROLE_UPSTREAM_ENGINE (UPSTREAM_ENGINE)"
+  fi
   upstream_run "stacklab-$BENCH_ID-upstream" "$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"
-  confine_record "$RUN_DIR" upstream "stacklab-$BENCH_ID-upstream" || note "bench: could not record the upstream's confinement"
+  confine_record "$RUN_DIR" upstream "stacklab-$BENCH_ID-upstream" "${ROLE_UPSTREAM_ENGINE:-}" ||
+    note "bench: could not record the upstream's confinement"
 }
 
 # upstream_ceilings RUN: for each window that asks for one, oha straight at

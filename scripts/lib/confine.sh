@@ -53,9 +53,14 @@ confine_data_dir() {
     die "confine: cannot chown $1 to $CONFINE_UID:$CONFINE_GID (the lab runs as root; the app runs as that uid)"
 }
 
-# confine_record RUN_DIR NAME CONTAINER: what Docker applied to CONTAINER
-# (user, capabilities, security options, read-only root, pid limit, tmpfs and
-# writable mounts, read from docker inspect) into RUN_DIR's manifest under NAME.
+# confine_record RUN_DIR NAME CONTAINER [ENGINE]: what Docker applied to
+# CONTAINER (user, capabilities, security options, read-only root, pid
+# limit, tmpfs and writable mounts, read from docker inspect, on ENGINE when
+# it is on another: scripts/lib/engine.sh) into RUN_DIR's manifest under NAME.
 confine_record() {
-  docker inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -
+  if [[ -n "${4:-}" ]]; then
+    engine_docker "$4" inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -
+  else
+    docker inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -
+  fi
 }

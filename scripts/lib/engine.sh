@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Docker engines per role (hosts/README.md, "Roles and engines"): the load
-# generator in a container on the engine LOADGEN_ENGINE names, and each
+# generator in a container on the engine LOADGEN_ENGINE names, the mock
+# upstream on UPSTREAM_ENGINE's (scripts/lib/session.sh), and each
 # role's engine checked and fingerprinted before anything starts. The
 # profile's values come from bench/host (scripts/lib/host.sh).
 
@@ -122,9 +123,21 @@ loadgen_vegeta() {
   return "$rc"
 }
 
-# engines_cleanup: the bench's containers on the load generator's engine
+# engine_image ENGINE TAG: the bench's image TAG on ENGINE too, copied with
+# docker save | docker load when that engine lacks it (no registry)
+engine_image() {
+  engine_docker "$1" image inspect "$2" >/dev/null 2>&1 && return 0
+  docker save "$2" | engine_docker "$1" load -q >/dev/null || return 1
+  note "engine: copied $2 to the engine $1"
+}
+
+# engines_cleanup: the bench's containers on the load generator's and the
+# upstream's engines
 engines_cleanup() {
-  [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]] || return 0
-  engine_docker "$ROLE_LOADGEN_ENGINE" ps -aq --filter "label=stacklab.bench=$BENCH_ID" 2>/dev/null |
-    xargs -r bash -c "$(declare -f engine_docker); engine_docker \"\$0\" rm -f \"\$@\"" "$ROLE_LOADGEN_ENGINE" >/dev/null 2>&1 || true
+  local e
+  while read -r e; do
+    [[ -n "$e" ]] || continue
+    engine_docker "$e" ps -aq --filter "label=stacklab.bench=$BENCH_ID" 2>/dev/null |
+      xargs -r bash -c "$(declare -f engine_docker); engine_docker \"\$0\" rm -f \"\$@\"" "$e" >/dev/null 2>&1 || true
+  done < <(printf '%s\n' "${ROLE_LOADGEN_ENGINE:-}" "${ROLE_UPSTREAM_ENGINE:-}" | sort -u)
 }

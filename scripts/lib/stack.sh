@@ -88,15 +88,18 @@ stack_start() {
 }
 
 # upstream_start_container CONTAINER CPUS PORT: the mock upstream (the lab's
-# own image), confined like a stack but with no /data at all. Extra arguments
-# go to docker run.
+# own image), confined like a stack but with no /data at all, on the
+# engine UPSTREAM_ON names (scripts/lib/engine.sh; unset: the bench's own,
+# where its image must be; on another, the caller copied it there). Extra
+# arguments go to docker run.
 upstream_start_container() {
-  local container=$1 cpus=$2 port=$3 tag confine CONFINE
+  local container=$1 cpus=$2 port=$3 tag confine CONFINE via=(docker)
   shift 3
   tag=$(require_image upstream)
   confine=$(confine_flags) || return 1
   confine_split "$confine"
-  docker run -d --name "$container" --label stacklab=1 "$@" --network host --cpuset-cpus "$cpus" \
+  [[ -n "${UPSTREAM_ON:-}" ]] && via=(engine_docker "$UPSTREAM_ON")
+  "${via[@]}" run -d --name "$container" --label stacklab=1 "$@" --network host --cpuset-cpus "$cpus" \
     ${CONFINE[@]+"${CONFINE[@]}"} -e PORT="$port" "$tag" >/dev/null
 }
 
