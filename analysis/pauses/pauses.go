@@ -2,14 +2,16 @@
 // reported during a window, on the wall clock, so the summary can say an
 // app stall was (or was not) its collector, and how much its JIT compiled
 // meanwhile (a JIT still compiling is an app not yet at its warm speed).
-// It reads two runtimes' words, from the container's log for the window
+// It reads three runtimes' words, from the container's log for the window
 // as `docker logs --timestamps` gives it: the JVM's unified log of GC
 // pauses and JIT compilations with UTC time stamps
 // (`-Xlog:gc,jit+compilation=debug:stdout:utctime`, as
-// stacks/java-spring/run starts the JVM), and Go's GODEBUG=gctrace=1 (as
+// stacks/java-spring/run starts the JVM), Go's GODEBUG=gctrace=1 (as
 // stacks/go-nethttp's stack.env sets it), whose lines carry no wall time
-// of their own. Every other line is ignored, so an app's own log lines
-// never reach the raw folder.
+// of their own, and the lines the Ruby stacks print from the interpreter's
+// GC counters (stacks/ruby-rails/config/initializers/gc_log.rb). Every
+// other line is ignored, so an app's own log lines never reach the raw
+// folder.
 package pauses
 
 import (
@@ -31,7 +33,7 @@ const Format = "stacklab-pauses/1"
 // Header is the file's first line.
 type Header struct {
 	Format  string `json:"format"`
-	Runtime string `json:"runtime"` // "jvm", "go"
+	Runtime string `json:"runtime"` // "jvm", "go", "ruby"
 	// JIT is what the JIT compiled in the window; nil when the runtime
 	// logged no compilation (its log off, or files from before).
 	JIT *JIT `json:"jit,omitempty"`
@@ -119,6 +121,68 @@ func ParseGo(r io.Reader) ([]Pause, error) {
 		out = append(out,
 			Pause{AtUnixNs: markEnd - nsOf(ms[1]) - nsOf(ms[0]), Ms: ms[0], What: "GC(" + m[1] + ") sweep termination"},
 			Pause{AtUnixNs: markEnd, Ms: ms[2], What: "GC(" + m[1] + ") mark termination"})
+	}
+	return out, sc.Err()
+}
+
+// rubyGC matches a line of the Ruby stacks' GC log: the process, GC.count
+// after the collections since the last line, the minor and major counts,
+// and the collector's time since the last line in ms:
+// lab-gc pid=1 count=57 minor=50 major=7 ms=12.345
+var rubyGC = regexp.MustCompile(`^lab-gc pid=(\d+) count=(\d+) minor=(\d+) major=(\d+) ms=([0-9.]+)$`)
+
+// ParseRuby reads a container's log as `docker logs --timestamps` gives it
+// and returns one pause per line of the Ruby stacks' GC log: the time the
+// collector took since the process's previous line, ending at the engine's
+// stamp of the line. Ruby prints no line of its own; a thread that polls
+// its counters does (gc_log.rb), so a line may come a poll or more after
+// its collections, and one line can sum several (minor ones between two
+// looks). Ruby times its collector on the process's CPU clock: with the
+// interpreter's lock held through a collection, that is its wall time on
+// an app that is not short of CPU. Every other line is ignored.
+func ParseRuby(r io.Reader) ([]Pause, error) {
+	var out []Pause
+	prev := map[string][3]int64{} // pid: count, minor, major at its last line
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		st := dockerStamp.FindStringSubmatch(line)
+		if st == nil {
+			continue
+		}
+		m := rubyGC.FindStringSubmatch(line[len(st[0]):])
+		if m == nil {
+			continue
+		}
+		end, err := time.Parse(time.RFC3339Nano, st[1])
+		if err != nil {
+			continue
+		}
+		ms, err := strconv.ParseFloat(m[5], 64)
+		if err != nil {
+			continue
+		}
+		var now [3]int64
+		for i := range now {
+			if now[i], err = strconv.ParseInt(m[2+i], 10, 64); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			continue
+		}
+		what := fmt.Sprintf("GC(%d)", now[0])
+		if p, ok := prev[m[1]]; ok && now[0]-p[0] > 1 {
+			what = fmt.Sprintf("GC(%d-%d)", p[0]+1, now[0])
+		}
+		if p, ok := prev[m[1]]; ok && now[2] > p[2] {
+			what += " major"
+		} else if ok {
+			what += " minor"
+		}
+		prev[m[1]] = now
+		out = append(out, Pause{AtUnixNs: end.UnixNano() - int64(ms*1e6), Ms: ms, What: what})
 	}
 	return out, sc.Err()
 }

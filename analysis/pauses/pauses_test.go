@@ -102,6 +102,46 @@ func TestParseGo(t *testing.T) {
 	}
 }
 
+// testdata/ruby.log is ruby-rails's own log under load (LAB_GC_LOG=1,
+// docker logs --timestamps): Puma's lines, the app's, and the GC log's.
+func TestParseRuby(t *testing.T) {
+	f, err := os.Open("testdata/ruby.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps, err := ParseRuby(f)
+	if err != nil || len(ps) < 2 {
+		t.Fatalf("%d pauses, %v; want one per lab-gc line", len(ps), err)
+	}
+	for i, p := range ps {
+		if p.Ms < 0 || !strings.HasPrefix(p.What, "GC(") || (i > 0 && !strings.HasSuffix(p.What, "minor") && !strings.HasSuffix(p.What, "major")) {
+			t.Errorf("pause %d: %+v", i, p)
+		}
+	}
+	// two processes (a cluster's workers) counted apart; a line without a
+	// stamp, and one whose counts are not numbers, are not pauses
+	log := "lab-gc pid=7 count=3 minor=2 major=1 ms=1.000\n" +
+		"2026-12-03T10:00:00.000000000Z lab-gc pid=7 count=3 minor=2 major=1 ms=1.500\n" +
+		"2026-12-03T10:00:01.000000000Z lab-gc pid=8 count=9 minor=8 major=1 ms=0.250\n" +
+		"2026-12-03T10:00:02.000000000Z lab-gc pid=7 count=6 minor=4 major=2 ms=40.000\n" +
+		"2026-12-03T10:00:03.000000000Z lab-gc pid=7 count=x minor=4 major=2 ms=1.000\n"
+	ps, err = ParseRuby(strings.NewReader(log))
+	want := []Pause{
+		{AtUnixNs: 1796292000000000000 - 1500000, Ms: 1.5, What: "GC(3)"},
+		{AtUnixNs: 1796292001000000000 - 250000, Ms: 0.25, What: "GC(9)"},
+		{AtUnixNs: 1796292002000000000 - 40000000, Ms: 40, What: "GC(4-6) major"},
+	}
+	if err != nil || len(ps) != len(want) {
+		t.Fatalf("got %+v, %v; want %+v", ps, err, want)
+	}
+	for i := range want {
+		if ps[i] != want[i] {
+			t.Errorf("pause %d: got %+v, want %+v", i, ps[i], want[i])
+		}
+	}
+}
+
 func TestRoundTripAndCorrupt(t *testing.T) {
 	dir := t.TempDir()
 	ps := []Pause{{AtUnixNs: 1796162393418228000, Ms: 212.772, What: "GC(2) Pause Full (Ergonomics)"}}

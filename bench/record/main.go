@@ -38,8 +38,9 @@
 //	record warmup OUT --slice-s S --min N --max N SLICE.json...   a window's
 //	               warmup.json from its warm-up slices so far; prints again,
 //	               steady or unsteady
-//	record pauses OUT --runtime jvm|go < LOG   the runtime's pauses in a
-//	               window's container log (none: no file)
+//	record pauses OUT --runtime jvm|go|ruby < LOG
+//	               the runtime's pauses in a window's container log (none:
+//	               no file)
 //	record timing DIR --wall-ms N --eta-first-s N --windows N --window-s S
 //	               [--phase KIND=COUNT:MS]...   the bench's time against its
 //	               windows and its first ETA, into the manifest, and one line

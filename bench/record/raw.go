@@ -168,10 +168,10 @@ func warmup(out string, args []string) error {
 // window (stdin: the log, as `docker logs --timestamps --since` gives it):
 // OUT gets them as a pauses file (package pauses); with none, no file.
 //
-//	record pauses OUT --runtime jvm|go < LOG
+//	record pauses OUT --runtime jvm|go|ruby < LOG
 func pausesCmd(out string, args []string) error {
 	fl := flag.NewFlagSet("record pauses", flag.ContinueOnError)
-	runtime := fl.String("runtime", "", "whose log it is: jvm or go")
+	runtime := fl.String("runtime", "", "whose log it is: jvm, go or ruby")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -183,8 +183,10 @@ func pausesCmd(out string, args []string) error {
 		ps, jit, err = pauses.ParseJVM(os.Stdin)
 	case "go":
 		ps, err = pauses.ParseGo(os.Stdin)
+	case "ruby":
+		ps, err = pauses.ParseRuby(os.Stdin)
 	default:
-		return fmt.Errorf("--runtime %q: the lab reads the pauses of jvm and go only", *runtime)
+		return fmt.Errorf("--runtime %q: the lab reads the pauses of jvm, go and ruby only", *runtime)
 	}
 	if err != nil || (len(ps) == 0 && jit == nil) {
 		return err

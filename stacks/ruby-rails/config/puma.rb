@@ -30,6 +30,9 @@ bind "tcp://0.0.0.0:#{port}"
 if worker_count > 1
   workers worker_count
   preload_app!
+  # The GC log's thread (config/initializers/gc_log.rb) is the master's
+  # alone after a fork: each worker starts its own.
+  on_worker_boot { GCLog.start if defined?(GCLog) }
   # The lab needs an exit within 5 s of SIGTERM (Puma's default is 30 s).
   worker_shutdown_timeout 3
 else
