@@ -91,38 +91,21 @@ var goGC = regexp.MustCompile(`^gc (\d+) @[0-9.]+s \d+%: ([0-9.]+)\+([0-9.]+)\+(
 // not a pause. Lines without a stamp, and every other line, are ignored.
 func ParseGo(r io.Reader) ([]Pause, error) {
 	var out []Pause
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		st := dockerStamp.FindStringSubmatch(line)
-		if st == nil {
-			continue
-		}
-		m := goGC.FindStringSubmatch(line[len(st[0]):])
-		if m == nil {
-			continue
-		}
-		end, err := time.Parse(time.RFC3339Nano, st[1])
-		if err != nil {
-			continue
-		}
+	err := eachStamped(r, goGC, func(end time.Time, m []string) {
 		var ms [3]float64
+		var err error
 		for i := range ms {
 			if ms[i], err = strconv.ParseFloat(m[2+i], 64); err != nil {
-				break
+				return
 			}
-		}
-		if err != nil {
-			continue
 		}
 		nsOf := func(v float64) int64 { return int64(v * 1e6) }
 		markEnd := end.UnixNano() - nsOf(ms[2])
 		out = append(out,
 			Pause{AtUnixNs: markEnd - nsOf(ms[1]) - nsOf(ms[0]), Ms: ms[0], What: "GC(" + m[1] + ") sweep termination"},
 			Pause{AtUnixNs: markEnd, Ms: ms[2], What: "GC(" + m[1] + ") mark termination"})
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // rubyGC matches a line of the Ruby stacks' GC log: the process, GC.count
@@ -143,6 +126,38 @@ var rubyGC = regexp.MustCompile(`^lab-gc pid=(\d+) count=(\d+) minor=(\d+) major
 func ParseRuby(r io.Reader) ([]Pause, error) {
 	var out []Pause
 	prev := map[string][3]int64{} // pid: count, minor, major at its last line
+	err := eachStamped(r, rubyGC, func(end time.Time, m []string) {
+		ms, err := strconv.ParseFloat(m[5], 64)
+		if err != nil {
+			return
+		}
+		var now [3]int64
+		for i := range now {
+			if now[i], err = strconv.ParseInt(m[2+i], 10, 64); err != nil {
+				return
+			}
+		}
+		what := fmt.Sprintf("GC(%d)", now[0])
+		p, seen := prev[m[1]]
+		if seen && now[0]-p[0] > 1 {
+			what = fmt.Sprintf("GC(%d-%d)", p[0]+1, now[0])
+		}
+		if seen && now[2] > p[2] {
+			what += " major"
+		} else if seen {
+			what += " minor"
+		}
+		prev[m[1]] = now
+		out = append(out, Pause{AtUnixNs: end.UnixNano() - int64(ms*1e6), Ms: ms, What: what})
+	})
+	return out, err
+}
+
+// eachStamped calls f with the engine's stamp and re's submatches for
+// every line of r (as `docker logs --timestamps` gives it) whose text
+// after the stamp re matches; other lines, and lines without a stamp,
+// are skipped.
+func eachStamped(r io.Reader, re *regexp.Regexp, f func(at time.Time, m []string)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -151,40 +166,17 @@ func ParseRuby(r io.Reader) ([]Pause, error) {
 		if st == nil {
 			continue
 		}
-		m := rubyGC.FindStringSubmatch(line[len(st[0]):])
+		m := re.FindStringSubmatch(line[len(st[0]):])
 		if m == nil {
 			continue
 		}
-		end, err := time.Parse(time.RFC3339Nano, st[1])
+		at, err := time.Parse(time.RFC3339Nano, st[1])
 		if err != nil {
 			continue
 		}
-		ms, err := strconv.ParseFloat(m[5], 64)
-		if err != nil {
-			continue
-		}
-		var now [3]int64
-		for i := range now {
-			if now[i], err = strconv.ParseInt(m[2+i], 10, 64); err != nil {
-				break
-			}
-		}
-		if err != nil {
-			continue
-		}
-		what := fmt.Sprintf("GC(%d)", now[0])
-		if p, ok := prev[m[1]]; ok && now[0]-p[0] > 1 {
-			what = fmt.Sprintf("GC(%d-%d)", p[0]+1, now[0])
-		}
-		if p, ok := prev[m[1]]; ok && now[2] > p[2] {
-			what += " major"
-		} else if ok {
-			what += " minor"
-		}
-		prev[m[1]] = now
-		out = append(out, Pause{AtUnixNs: end.UnixNano() - int64(ms*1e6), Ms: ms, What: what})
+		f(at, m)
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // TopTier is the JVM's top compilation tier (C2).
