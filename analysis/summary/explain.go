@@ -564,13 +564,26 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 			e.Cause, e.Sentence = CauseOverload, what+"; "+overload
 		}
 	}
+	lane := ""
 	if e.Cause == CauseUnexplained && v.Kind == ramp.Latency && f.Study != nil {
 		words, late := upstreamLaneWords(f.Study.Case(c), st, stepUpstream(st, ev.lt))
-		e.Sentence += words
 		if late {
-			e.Cause = CauseUpstream
+			e.Cause, e.Sentence = CauseUpstream, e.Sentence+words
+		} else {
+			lane = words
 		}
 	}
+	// The slowest answer may be another lane's (an upstream wait's), or
+	// the window's end draining a queue, while the stall that failed the
+	// step (the one the ramp redoes a step for) came earlier: when the
+	// slowest answer's stretch names nothing, the step's longest slump is
+	// read.
+	if e.Cause == CauseUnexplained {
+		if c, s, ok := slumpCause(ev, what); ok {
+			e.Cause, e.Sentence = c, s
+		}
+	}
+	e.Sentence += lane
 	if st.Restarted != "" {
 		e.Sentence += " (the app was " + st.Restarted + ")"
 	}
@@ -742,4 +755,27 @@ func hiccupCPU(f *results.Folder) []HiccupCPU {
 		}
 	}
 	return out
+}
+
+// slumpCause explains a step by its longest slump, when the rules name
+// a cause there; what ends with where the slowest answer was.
+func slumpCause(ev evidence, what string) (string, string, bool) {
+	sl, ok := longestSlump(ev.slumps)
+	if !ok || ev.lt == nil {
+		return "", "", false
+	}
+	sp := span{ev.lt.Abs(sl.AtMs), ev.lt.Abs(sl.AtMs + sl.Ms)}
+	c, s := explain(ev, sp, what+", with nothing there to say why, so the step's longest slump is read")
+	return c, s, c != CauseUnexplained
+}
+
+// longestSlump is the longest of slumps, the first of equals.
+func longestSlump(slumps []latencyline.Slump) (latencyline.Slump, bool) {
+	var best latencyline.Slump
+	for _, sl := range slumps {
+		if sl.Ms > best.Ms {
+			best = sl
+		}
+	}
+	return best, best.Ms > 0
 }

@@ -3,6 +3,7 @@ package summary
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -245,6 +246,39 @@ func TestExplainStepRules(t *testing.T) {
 	e, _ = explainStep(f, 1, "go-nethttp", "capacity", st, ramp.Verdict{Kind: ramp.Generator, Reason: "the generator sent 40% of planned"}, "")
 	if e.Cause != CauseGenerator {
 		t.Errorf("generator step: %+v", e)
+	}
+}
+
+// A step whose slowest answer came where nothing else happened (an
+// upstream wait's answer, late in the step) but whose answers all but
+// stopped earlier is the app's stall, read at that slump: the stall the
+// ramp measures such a step again for.
+func TestExplainStepReadsTheSlumpWhenTheSlowestSaysNothing(t *testing.T) {
+	var open []latencyline.Request
+	for i := range 20000 {
+		at := time.Duration(i) * time.Second / 2000
+		done := at + time.Millisecond
+		if at >= 4*time.Second && at < 4200*time.Millisecond && i%10 != 0 {
+			done = 4200*time.Millisecond + time.Duration(i%10)*time.Millisecond
+		}
+		if i == 18000 { // +9 s: one answer of 400 ms, the slowest
+			done = at + 400*time.Millisecond
+		}
+		open = append(open, latencyline.Request{StartNs: int64(at), EndNs: int64(done), Status: 200})
+	}
+	e := ev(open, []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))
+	e.openLoop, e.slumps = true, e.lt.Slumps(2000, 10000)
+	sp, where := stallSpan(e.lt)
+	if c, s := explain(e, sp, where); c != CauseUnexplained {
+		t.Fatalf("the slowest answer's stretch: %q (%s), want it to name nothing", c, s)
+	}
+	c, s, ok := slumpCause(e, where)
+	if !ok || c != CauseAppStall || !strings.Contains(s, "answers all but stopped for 200 ms from +4.00 s") {
+		t.Errorf("read at the slump: %q, %v (%s), want app stall at +4.00 s", c, ok, s)
+	}
+	e.slumps = nil
+	if _, _, ok := slumpCause(e, where); ok {
+		t.Error("a step without slumps: named, want nothing")
 	}
 }
 
