@@ -55,7 +55,7 @@ var Keys = []Key{
 	{"BUILD_CPUS", CPUList, false, "the size study's build CPUs"},
 	{"DB_CPUS", CPUList, false, "the Postgres server role's CPUs (--cpuset-cpus), for rows on Postgres"},
 	{"DB_MEMORY", Word, false, "the Postgres server role's memory limit (--memory)"},
-	{"APP_ENGINE", Engine, false, "the Docker engine of the app (and its sampler): only the bench's own engine so far"},
+	{"APP_ENGINE", Engine, false, "the Docker engine of the app and of what watches it (the cgroup sampler, the canary and hiccup meter of its CPUs, the checks that read its database), in containers there; unset or default: the bench's own"},
 	{"LOADGEN_ENGINE", Engine, false, "the Docker engine the load generator runs on, in a container; unset: on this machine, no container"},
 	{"UPSTREAM_ENGINE", Engine, false, "the Docker engine the mock upstream runs on; unset: the app's"},
 	{"APP_ADDR", Address, false, "the address the load generator reaches the app (and, beside it, the upstream's ceiling) at (default 127.0.0.1)"},
@@ -155,9 +155,6 @@ func Read(path string) (*Profile, error) {
 			return nil, bad("%s is not set", key.Name)
 		}
 	}
-	if v := set["APP_ENGINE"]; v != "" && v != "default" {
-		return nil, bad("APP_ENGINE=%s: the app runs on the engine the bench talks to (the default one); another engine for it is not built yet", v)
-	}
 	return &Profile{Path: path, Name: strings.TrimSuffix(filepath.Base(path), ".env"), Set: set}, nil
 }
 
@@ -247,15 +244,19 @@ func (p *Profile) CheckLocalCPUs(online string) error {
 	for _, c := range on {
 		have[c] = true
 	}
-	keys := []string{"APP_CPUS"}
+	var keys []string
+	if !p.Remote("app") {
+		// the sampler runs beside the app, on its machine
+		keys = append(keys, "APP_CPUS")
+		if p.Set["SAMPLER_CPUS"] != "" {
+			keys = append(keys, "SAMPLER_CPUS")
+		}
+	}
 	if !p.Remote("loadgen") {
 		keys = append(keys, "LOADGEN_CPUS")
 	}
 	if !p.Remote("upstream") {
 		keys = append(keys, "UPSTREAM_CPUS")
-	}
-	if p.Set["SAMPLER_CPUS"] != "" {
-		keys = append(keys, "SAMPLER_CPUS")
 	}
 	for _, k := range keys {
 		cpus, _ := ExpandCPUs(p.Set[k])
@@ -272,13 +273,33 @@ func (p *Profile) CheckLocalCPUs(online string) error {
 // does not have (ncpu: docker info's NCPU there).
 func (p *Profile) CheckEngineCPUs(role string, ncpu int) error {
 	r := p.Role(role)
-	cpus, _ := ExpandCPUs(r.CPUs)
-	for _, c := range cpus {
-		if c >= ncpu {
-			return fmt.Errorf("host profile %s: %s's CPUs %s name CPU %d, but its engine %s has %d CPUs", p.Path, role, r.CPUs, c, r.Engine, ncpu)
+	lists := [][2]string{{role + "'s CPUs", r.CPUs}}
+	if role == "app" && p.Set["SAMPLER_CPUS"] != "" {
+		lists = append(lists, [2]string{"SAMPLER_CPUS", p.Set["SAMPLER_CPUS"]})
+	}
+	for _, l := range lists {
+		cpus, _ := ExpandCPUs(l[1])
+		for _, c := range cpus {
+			if c >= ncpu {
+				return fmt.Errorf("host profile %s: %s %s name CPU %d, but its engine %s has %d CPUs", p.Path, l[0], l[1], c, r.Engine, ncpu)
+			}
 		}
 	}
 	return nil
+}
+
+// SamplerCPUs is where the cgroup sampler runs: SAMPLER_CPUS, else the
+// load generator's CPUs while the app is on the bench's machine, else
+// (the app on an engine of its own, the generator's CPUs another
+// machine's) the app's.
+func (p *Profile) SamplerCPUs() string {
+	if v := p.Set["SAMPLER_CPUS"]; v != "" {
+		return v
+	}
+	if p.Remote("app") {
+		return p.Role("app").CPUs
+	}
+	return p.Role("loadgen").CPUs
 }
 
 func or(a, b string) string {

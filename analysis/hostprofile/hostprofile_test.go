@@ -51,7 +51,7 @@ func TestBadProfiles(t *testing.T) {
 		{base + "LOADGEN_ENGIN=x\n", "LOADGEN_ENGIN is not a key of a host profile"},
 		{base + "LOADGEN_ENGINE=ftp://x\n", "LOADGEN_ENGINE=ftp://x is not a Docker context name or a DOCKER_HOST"},
 		{base + "APP_ADDR=10.0.0.1/8\n", "APP_ADDR=10.0.0.1/8 is not an IP address or a host name"},
-		{base + "APP_ENGINE=other\n", "APP_ENGINE=other: the app runs on the engine the bench talks to"},
+		{base + "APP_ENGINE=ftp://x\n", "APP_ENGINE=ftp://x is not a Docker context name or a DOCKER_HOST"},
 		{strings.Replace(base, "APP_CPUS=0", "APP_CPUS=a", 1), "APP_CPUS=a not a CPU list like 0-3,6"},
 		{strings.Replace(base, "CONNECTIONS=32\n", "", 1), "CONNECTIONS is not set"},
 	} {
@@ -102,5 +102,35 @@ func TestCPUChecks(t *testing.T) {
 	}
 	if err := p.CheckEngineCPUs("loadgen", 8); err != nil {
 		t.Error(err)
+	}
+}
+
+// The app on an engine of its own: its CPUs and its sampler's are that
+// machine's, checked against its engine, not this host; the sampler runs
+// beside it.
+func TestAppOnItsOwnEngine(t *testing.T) {
+	p, err := Read(write(t, strings.Replace(base, "APP_CPUS=0", "APP_CPUS=2-3", 1)+"APP_ENGINE=lab-a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Remote("app") || p.Role("app").Engine != "lab-a" {
+		t.Errorf("app role %+v", p.Role("app"))
+	}
+	if err := p.CheckLocalCPUs("0-1"); err != nil {
+		t.Errorf("local check looked at the remote app's CPUs: %v", err)
+	}
+	if got := p.SamplerCPUs(); got != "2-3" {
+		t.Errorf("sampler on %s, want the app's CPUs on its machine", got)
+	}
+	if err := p.CheckEngineCPUs("app", 2); err == nil || !strings.Contains(err.Error(), "app's CPUs 2-3 name CPU 2, but its engine lab-a has 2 CPUs") {
+		t.Errorf("got %v", err)
+	}
+	p, _ = Read(write(t, strings.Replace(base, "APP_CPUS=0", "APP_CPUS=2-3", 1)+"APP_ENGINE=lab-a\nSAMPLER_CPUS=5\n"))
+	if err := p.CheckEngineCPUs("app", 4); err == nil || !strings.Contains(err.Error(), "SAMPLER_CPUS 5 name CPU 5") {
+		t.Errorf("got %v", err)
+	}
+	p, _ = Read(write(t, base))
+	if got := p.SamplerCPUs(); got != "1" {
+		t.Errorf("sampler on %s, want the generator's CPUs while the app is here", got)
 	}
 }

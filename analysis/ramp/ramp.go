@@ -371,6 +371,20 @@ func decide(c *study.Case, steps []Step, st State, last Step) Next {
 	return Next{Rate: math.Round((st.Pass + up) / 2)}
 }
 
+// Unconverged tells whether a ramp stopped at the study's max_steps with
+// its search still open, and what it would have measured next without
+// that bound: its capacity is then a floor, not where pass meets fail.
+func Unconverged(c *study.Case, steps []Step) (Next, bool) {
+	if c.Ramp == nil || len(steps) < c.Ramp.MaxSteps {
+		return Next{}, false
+	}
+	unbounded, r := *c, *c.Ramp
+	r.MaxSteps = math.MaxInt
+	unbounded.Ramp = &r
+	next := Decide(&unbounded, steps)
+	return next, !next.Stop
+}
+
 // disturbed: the hiccup meters saw the host stall during the step, or the
 // host's account of the CPUs shows it took the app's CPU.
 func (s Step) disturbed() bool { return s.HostStallMs >= HostStallMs || s.HostCPU != "" }

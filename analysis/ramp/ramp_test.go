@@ -405,3 +405,25 @@ func TestStallFailIsRedone(t *testing.T) {
 		t.Errorf("slumps of 1.5 s: %+v, want no redo", next)
 	}
 }
+
+// A ramp cut off by max_steps before its bisection closed says so, and
+// what it would have measured next; one that converged within them does
+// not, nor one that has steps left.
+func TestUnconverged(t *testing.T) {
+	c := capacityCase(t)
+	c.Ramp.MaxSteps = 6
+	m := sim{capacity: 3000, genMax: 1e9}
+	steps, stop := m.run(t, c)
+	next, open := Unconverged(c, steps)
+	if len(steps) != 6 || !strings.Contains(stop.Reason, "max_steps") || !open || next.Rate <= 0 {
+		t.Fatalf("cut at 6 steps: %d steps, stop %q, open %v, next %+v", len(steps), stop.Reason, open, next)
+	}
+	if _, open := Unconverged(c, steps[:5]); open {
+		t.Error("a ramp with steps left: open, want not cut off")
+	}
+	c.Ramp.MaxSteps = 40
+	steps, stop = m.run(t, c)
+	if _, open := Unconverged(c, steps); open || !strings.HasPrefix(stop.Reason, "converged") {
+		t.Errorf("converged in %d steps (%q): open %v", len(steps), stop.Reason, open)
+	}
+}

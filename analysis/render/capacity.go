@@ -37,6 +37,15 @@ func capacityBlocks(s *summary.Summary) []block {
 		if len(refused) > 0 {
 			out = append(out, p("**No capacity reported** for these runs:"), block{kind: list, items: refused})
 		}
+		var open []string
+		for _, r := range ct.Rows {
+			for _, n := range r.Unconverged {
+				open = append(open, fmt.Sprintf("%s, run %d: %s", r.Stack, n.Run, n.Note))
+			}
+		}
+		if len(open) > 0 {
+			out = append(out, p("**Not converged** (marked ⋯ in the table: the capacity is the highest rate that passed when the steps ran out, a floor):"), block{kind: list, items: open})
+		}
 		out = append(out, decidingBlocks(ct)...)
 		out = append(out, quotaNote(s, ct)...)
 		out = append(out, h(3, "steps"), stepsTable(s, ct),
@@ -80,6 +89,9 @@ func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {
 		}
 		if len(r.Failed) > 0 {
 			capCell += " ✗"
+		}
+		if len(r.Unconverged) > 0 {
+			capCell += " ⋯"
 		}
 		thr := "—"
 		if r.Throttled.N > 0 {
@@ -181,6 +193,9 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 			line := fmt.Sprintf("%s: the runs **disagree** (%s to %s req/s, %.0f%% apart); what bounded each: %s", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread, strings.Join(causes, "; "))
 			if d := disturbed(r.Steps); d != "" {
 				line += "; " + d
+			}
+			for _, n := range r.Unconverged {
+				line += fmt.Sprintf("; run %d did not converge (%s)", n.Run, n.Note)
 			}
 			repeat = append(repeat, line)
 		}

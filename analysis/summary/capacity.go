@@ -65,6 +65,10 @@ type CapacityRow struct {
 	GeneratorMax float64 `json:"generator_max_cpu_share"`
 	// Refused lists, per run that reported no capacity, why.
 	Refused []RunNote `json:"refused,omitempty"`
+	// Unconverged lists, per run whose ramp stopped at the study's
+	// max_steps with its search still open, what it would have measured
+	// next: that run's capacity is a floor, not where pass meets fail.
+	Unconverged []RunNote `json:"unconverged,omitempty"`
 	// Deciding is, per run, the cause of the failed step that bounded its
 	// capacity (explain.go), for runs that kept latency timelines.
 	Deciding []Deciding     `json:"deciding_fail,omitempty"`
@@ -273,6 +277,9 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 			row.Refused = append(row.Refused, RunNote{r.N, cp.Refused})
 			continue
 		}
+		if w := unconverged(c, steps); w != "" {
+			row.Unconverged = append(row.Unconverged, RunNote{r.N, w})
+		}
 		at := steps[cp.Step]
 		caps = append(caps, cp.Rate)
 		row.PerRun[len(row.PerRun)-1] = ptr(cp.Rate)
@@ -289,6 +296,16 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 	row.ReqPerSec, row.Users, row.P99Ms, row.AppCPU, row.Throttled = stat.Of(caps), stat.Of(users), stat.Of(p99), stat.Of(cpu), stat.Of(thr)
 	row.trimmed = trims > 0 && !untrimmed
 	return row, nil
+}
+
+// unconverged says why a run's ramp ended before its search did (ramp.
+// Unconverged), "" when it converged or stopped for another reason.
+func unconverged(c *study.Case, steps []ramp.Step) string {
+	next, open := ramp.Unconverged(c, steps)
+	if !open {
+		return ""
+	}
+	return fmt.Sprintf("its %d steps (the study's max_steps) ran out with the search still open: it would have measured %s req/s next", len(steps), units.Rate(next.Rate))
 }
 
 // cpuUse is the cgroup's CPU use over a timeline, in CPUs.
