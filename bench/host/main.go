@@ -7,7 +7,8 @@
 //	                         sets, then ROLE_* values with their defaults
 //	host roles FILE          one line per role: ROLE ENGINE CPUS CONTAINER
 //	                         (ENGINE "-" for the bench's own; CONTAINER 1 when
-//	                         its programs run in containers there)
+//	                         its programs, the app's instruments for the app,
+//	                         run in containers there)
 //	host check-engine FILE ROLE --info FILE
 //	                         refuse a role whose CPUs its engine (docker info
 //	                         JSON) does not have
@@ -53,20 +54,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprint(stdout, p.Shell())
 		app, up, gen := p.Role("app"), p.Role("upstream"), p.Role("loadgen")
-		sampler := p.Set["SAMPLER_CPUS"]
-		if sampler == "" {
-			sampler = gen.CPUs
-		}
 		engines := 0
 		if p.Engines() {
 			engines = 1
 		}
-		upEngine := ""
+		upEngine, appEngine := "", ""
 		if p.Remote("upstream") {
 			upEngine = up.Engine
 		}
-		fmt.Fprintf(stdout, "ROLE_APP_ADDR=%s\nROLE_UPSTREAM_ADDR=%s\nROLE_LOADGEN_ENGINE=%s\nROLE_UPSTREAM_ENGINE=%s\nROLE_CEILING_ADDR=%s\nROLE_SAMPLER_CPUS=%s\nROLE_ENGINES=%d\n",
-			q(app.Addr), q(up.Addr), q(gen.Engine), q(upEngine), q(p.CeilingAddr()), q(sampler), engines)
+		if p.Remote("app") {
+			appEngine = app.Engine
+		}
+		fmt.Fprintf(stdout, "ROLE_APP_ADDR=%s\nROLE_UPSTREAM_ADDR=%s\nROLE_LOADGEN_ENGINE=%s\nROLE_UPSTREAM_ENGINE=%s\nROLE_APP_ENGINE=%s\nROLE_CEILING_ADDR=%s\nROLE_SAMPLER_CPUS=%s\nROLE_ENGINES=%d\n",
+			q(app.Addr), q(up.Addr), q(gen.Engine), q(upEngine), q(appEngine), q(p.CeilingAddr()), q(p.SamplerCPUs()), engines)
 	case "roles":
 		for _, name := range hostprofile.Roles {
 			r := p.Role(name)
@@ -74,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if e == "" {
 				e = "-"
 			}
-			if name == "loadgen" && r.Engine != "" {
+			if (name == "loadgen" && r.Engine != "") || (name == "app" && p.Remote("app")) {
 				container = 1
 			}
 			fmt.Fprintf(stdout, "%s %s %s %d\n", name, e, r.CPUs, container)

@@ -4,7 +4,8 @@
 // runs it on its own machine, and reads the machine's fingerprint.
 //
 //	loadrun run [--time FILE] [--start FILE] [--deadline S] [--emit FILE] -- PROGRAM ARGS...
-//	    PROGRAM (oha, vegeta, canary, hiccup, netpath: /bin/NAME) with ARGS, its
+//	    PROGRAM (oha, vegeta, canary, hiccup, netpath, cgsample, settle, verify,
+//	    seed: /bin/NAME) with ARGS, its
 //	    stdout and stderr passed through; SIGTERM and SIGINT passed on to
 //	    it. --time writes its CPU time as bash's `time` does with
 //	    TIMEFORMAT='%3U %3S %3R' (user, system, real seconds), which record
@@ -15,9 +16,16 @@
 //	loadrun fingerprint
 //	    the machine's fingerprint (bench/hostfp) as JSON, cores counted
 //	    from the kernel's online CPUs, not the container's cpuset
+//	loadrun fill DIR UID:GID
+//	    the tar stream on stdin unpacked into DIR (an app's /data volume on
+//	    its own engine), DIR and everything in it then owned by UID:GID:
+//	    the seeded database handed to the uid the app runs as
+//	    (scripts/lib/confine.sh); regular files and folders only, each
+//	    kept inside DIR. Needs CAP_CHOWN, nothing else.
 package main
 
 import (
+	"archive/tar"
 	"errors"
 	"flag"
 	"fmt"
@@ -60,8 +68,18 @@ func run(args []string) int {
 		return 0
 	case "run":
 		return runProgram(args[1:])
+	case "fill":
+		if len(args) != 3 {
+			fmt.Fprintln(os.Stderr, "usage: loadrun fill DIR UID:GID (a tar stream on stdin)")
+			return 2
+		}
+		if err := fill(os.Stdin, args[1], args[2]); err != nil {
+			fmt.Fprintf(os.Stderr, "loadrun fill: %v\n", err)
+			return 1
+		}
+		return 0
 	}
-	fmt.Fprintf(os.Stderr, "loadrun: unknown subcommand %q (run, fingerprint)\n", args[0])
+	fmt.Fprintf(os.Stderr, "loadrun: unknown subcommand %q (run, fingerprint, fill)\n", args[0])
 	return 2
 }
 
@@ -155,4 +173,57 @@ wait:
 		return 1
 	}
 	return 0
+}
+
+// fill unpacks the tar stream r into dir and hands dir and all it holds
+// to owner ("UID:GID").
+func fill(r io.Reader, dir, owner string) error {
+	var uid, gid int
+	if _, err := fmt.Sscanf(owner, "%d:%d", &uid, &gid); err != nil || uid < 0 || gid < 0 {
+		return fmt.Errorf("owner %q: want UID:GID, two numbers", owner)
+	}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rel := filepath.Clean(h.Name)
+		if rel == "." {
+			continue
+		}
+		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+			return fmt.Errorf("%s: outside the folder", h.Name)
+		}
+		dest := filepath.Join(dir, rel)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(dest, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, os.FileMode(h.Mode)&0o777)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s: not a regular file or folder", h.Name)
+		}
+	}
+	return filepath.Walk(dir, func(path string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, uid, gid)
+	})
 }

@@ -14,7 +14,7 @@ plan_capacity() {
   while read -r key lane; do
     [[ "$key" == lane ]] || continue
     WIN_LANES[$1]+="$lane "
-    lab_tool plan targets "$STUDY_FILE" "$1" --lane "$lane" --url "http://127.0.0.1:$APP_PORT" >"$WORK/plan/$1.$lane.targets"
+    lab_tool plan targets "$STUDY_FILE" "$1" --lane "$lane" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT" >"$WORK/plan/$1.$lane.targets"
   done < <(lab_tool plan window "$STUDY_FILE" "$1")
 }
 
@@ -169,6 +169,13 @@ ramp_cooldown() {
   # sampler's are this one's
   [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || pin=${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}
   ports_settle
+  if app_remote; then
+    # beside the app, on its machine: its cgroup and a probe from there
+    app_tool_out "stacklab-$BENCH_ID-settle-$RANDOM" "$base.settle.json" -- settle --pid "$APP_PID" \
+      --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" --max "${SETTLE_MAX_S}s" --out /tmp/out 2>>"$WORK/settle.log" && return 0
+    ramp_restart "$1" "$2" "$base" "the app did not settle within ${SETTLE_MAX_S} s of the step before"
+    return
+  fi
   if taskset -c "$pin" "$(lab_tool_path settle)" --pid "$APP_PID" --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" \
     --max "${SETTLE_MAX_S}s" --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
     return 0
@@ -192,18 +199,26 @@ ramp_restart() {
 # ramp_trim ROW BASE WHEN: delete the rows the app wrote since the seed
 # (plan ramp says "trim yes" when the mix writes), a line to BASE.trim
 ramp_trim() {
-  local out pin=()
+  local out rc=0 pin=()
   # on the generator's CPUs when they are this machine's: nothing of the
   # lab's runs on the app's CPUs just before its window
   [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]] || pin=(taskset -c "$LOADGEN_CPUS")
-  if out=$("${pin[@]}" "$(lab_tool_path seed)" trim "$(row_db_target "$1" "$DB_DIR")" 2>&1); then
+  if app_remote && [[ "$(row_db "$1")" != postgres ]]; then
+    # beside an app on its own engine (on the sampler's CPUs there), on
+    # its volume, as its uid
+    local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
+    out=$(app_tool "stacklab-$BENCH_ID-trim-$RANDOM" -- seed trim /data/app.db 2>&1) || rc=$?
+  else
+    out=$("${pin[@]}" "$(lab_tool_path seed)" trim "$(row_db_target "$1" "$DB_DIR")" 2>&1) || rc=$?
+  fi
+  if ((rc == 0)); then
     echo "$3: $out" >>"$2.trim"
   else
     echo "$3: the trim failed: $out" >>"$2.trim"
     note "bench: ${2#"$RUN_DIR"/}: the rows written since the seed could not be deleted $3: $out"
   fi
   # the trim may have made a journal file as root; the app runs as its own uid
-  [[ "$(row_db "$1")" == postgres ]] || confine_data_dir "$DB_DIR"
+  [[ "$(row_db "$1")" == postgres ]] || app_remote || confine_data_dir "$DB_DIR"
 }
 
 # ramp_step RUN ROW WINDOW SDIR N RATE WARM [TRIM]: warm up WARM s at RATE,

@@ -109,12 +109,23 @@ window_record() {
 
 # memory_read FILE: append the container's memory now (RSS apart from page
 # cache, as bench/cgsample reads its cgroup) to FILE
-memory_read() { "$(lab_tool_path cgsample)" memory --pid "$APP_PID" --out "$1" 2>>"$WORK/cgsample.log" || true; }
+memory_read() {
+  if app_remote; then
+    app_tool_out "stacklab-$BENCH_ID-memory-$RANDOM" "$1" -- cgsample memory --pid "$APP_PID" --out /tmp/out 2>>"$WORK/cgsample.log" || true
+    return 0
+  fi
+  "$(lab_tool_path cgsample)" memory --pid "$APP_PID" --out "$1" 2>>"$WORK/cgsample.log" || true
+}
 
 # db_rows DB TABLE: the table's row count, or nothing when it cannot be
-# read; DB is a SQLite file or a row's Postgres database (row_db_target)
+# read; DB is a SQLite file or a row's Postgres database (row_db_target);
+# for an app on an engine of its own, its database there
 db_rows() {
-  if [[ "$1" == postgres://* ]]; then
+  if app_remote && [[ "$1" != postgres://* ]]; then
+    # the live database is on the app's machine, in its container's volume
+    local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
+    app_tool "stacklab-$BENCH_ID-rows-$RANDOM" -- seed rows /data/app.db "$2" 2>/dev/null || true
+  elif [[ "$1" == postgres://* ]]; then
     lab_tool seed rows "$1" "$2" 2>/dev/null || true
   else
     sqlite3 "file:$1?mode=ro" "SELECT COUNT(*) FROM \"$2\"" 2>/dev/null || true
@@ -135,9 +146,10 @@ session_start() {
   CASES_HERE=0
   CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT")
   # The manifest says how each row's container was confined (the last start).
-  confine_record "$RUN_DIR" "$row" "$CONTAINER" || note "bench: could not record $row's confinement"
+  confine_record "$RUN_DIR" "$row" "$CONTAINER" "${ROLE_APP_ENGINE:-}" || note "bench: could not record $row's confinement"
   BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
-  APP_PID=$(docker inspect -f '{{.State.Pid}}' "$CID")
+  # (on the app's machine: its instruments run there)
+  APP_PID=$(app_docker inspect -f '{{.State.Pid}}' "$CID")
 }
 
 stack_session() {
@@ -225,10 +237,10 @@ check_row() {
   stack=$(row_stack "$row")
   : >"$dir/verify.txt"
   if [[ "$(contract "$stack")" == app && -x "$(lab_tool_path verify)" ]]; then
-    verify_app "$row" "$APP_PORT" "$(row_db_target "$row" "$DB_DIR")" "http://127.0.0.1:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
+    verify_app "$row" "$APP_PORT" "$(row_db_target "$row" "$DB_DIR")" "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
   fi
   if ((HAS_CHECKS)); then
-    lab_tool plan checks "$STUDY_FILE" --url "http://127.0.0.1:$APP_PORT" >>"$dir/verify.txt" 2>&1 || rc=1
+    lab_tool plan checks "$STUDY_FILE" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT" >>"$dir/verify.txt" 2>&1 || rc=1
   fi
   [[ -s "$dir/verify.txt" ]] || rm -f "$dir/verify.txt"
   return "$rc"
@@ -240,7 +252,7 @@ fail_cases() {
   shift 3
   for w in "$@"; do
     echo "$reason" >"$dir/$w.error"
-    docker logs "$CONTAINER" >"$dir/$w.log" 2>&1 || true
+    app_docker logs "$CONTAINER" >"$dir/$w.log" 2>&1 || true
     lab_tool record failure "$RUN_DIR" --run "$run" --stack "$row" --case "$w" --reason "$reason"
     FAILED_CASES=$((FAILED_CASES + 1))
     note "bench: FAILED run $run $row $w: $reason (log: ${dir#"$LAB_ROOT"/}/$w.log)"
@@ -280,7 +292,7 @@ run_case() {
       note "bench: run $run $row $w: table $table could not be counted (its rows check will fail)"
   fi
   if ! container_running "$CONTAINER"; then
-    fail_cases "$run" "$row" "the container exited during the window ($(docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$CONTAINER" 2>/dev/null))" "$w"
+    fail_cases "$run" "$row" "the container exited during the window ($(app_docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$CONTAINER" 2>/dev/null))" "$w"
   elif ((oha_rc == 124 || oha_rc == 137)); then
     fail_cases "$run" "$row" "oha was still waiting for answers ${WINDOW_GRACE_S} s after the window's end: the stack stopped answering some requests" "$w"
   elif ((oha_rc != 0)) || [[ ! -s "$dir/$w.json" ]]; then
@@ -300,6 +312,12 @@ canary_read() {
     [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS app=()
     # Its error goes in the line itself: the bench's scratch folder is
     # removed when the bench ends, so a path into it would name nothing.
+    if [[ "$set" == app ]] && app_remote; then
+      APP_TOOL_CPUS=$cpus app_tool "stacklab-$BENCH_ID-canary-$RANDOM" --emit /tmp/canary.jsonl -- canary --out /tmp/canary.jsonl \
+        --label "$2 $set" --cpus "$cpus" "${app[@]}" >>"$1" 2>"$WORK/canary.err" ||
+        note "bench: the CPU-speed canary failed on the app's engine, CPUs $cpus ($2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
+      continue
+    fi
     if [[ "$set" == loadgen && -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
       loadgen_run "stacklab-$BENCH_ID-canary-$RANDOM" --emit /tmp/canary.jsonl -- canary --out /tmp/canary.jsonl \
         --label "$2 $set" --cpus "$cpus" >>"$1" 2>"$WORK/canary.err" ||
@@ -360,6 +378,12 @@ sampler_interval() {
 # sampler_run OUT: the sampler on the load generator's CPUs, its own CPU
 # time to OUT.time (what watching costs, measured rather than inferred)
 sampler_run() {
+  if app_remote; then
+    # beside the app, on its machine, in a container there
+    app_tool_out "stacklab-$BENCH_ID-sampler-$BASHPID" "$1" --time "$1.time" -- cgsample --pid "$APP_PID" --interval "$(sampler_interval)" \
+      --cpuset "app=$APP_CPUS" --out /tmp/out 2>>"$WORK/cgsample.log"
+    return
+  fi
   (
     TIMEFORMAT='%3U %3S %3R'
     # (the generator's CPUs are this machine's only when it runs here)
@@ -375,6 +399,13 @@ sampler_start() {
   ((SAMPLER)) || return 0
   in_background sampler_run "$1"
   SAMPLER_PID=$BG_PID SAMPLER_OUT=$1
+  ! app_remote || wait_running "$ROLE_APP_ENGINE" "stacklab-$BENCH_ID-sampler-$SAMPLER_PID" "$SAMPLER_PID"
+}
+
+# sampler_remote_stop: an app's sampler in a container on its engine is
+# told to stop there; sampler_run then copies its files back
+sampler_remote_stop() {
+  stop_in_container "${ROLE_APP_ENGINE:-}" "stacklab-$BENCH_ID-sampler-$SAMPLER_PID" "$SAMPLER_PID"
 }
 
 # kill_leaves PID: TERM the processes at the bottom of PID's tree only (the
@@ -389,7 +420,11 @@ kill_leaves() {
 sampler_stop() {
   [[ -n "$SAMPLER_PID" ]] || return 0
   local child
-  for child in $(pgrep -P "$SAMPLER_PID" 2>/dev/null); do kill_leaves "$child"; done
+  if app_remote; then
+    sampler_remote_stop
+  else
+    for child in $(pgrep -P "$SAMPLER_PID" 2>/dev/null); do kill_leaves "$child"; done
+  fi
   finish_background "$SAMPLER_PID" 2>/dev/null || true
   lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}" 2>/dev/null || true
   rm -f "$SAMPLER_OUT.time"
@@ -403,7 +438,7 @@ runtime_pauses() {
   local kind
   kind=$(stack_env_get "$(row_stack "$1")" PAUSE_LOG)
   [[ -n "$kind" ]] || return 0
-  docker logs --timestamps --since "$2" "$CONTAINER" 2>&1 | lab_tool record pauses "$3" --runtime "$kind" ||
+  app_docker logs --timestamps --since "$2" "$CONTAINER" 2>&1 | lab_tool record pauses "$3" --runtime "$kind" ||
     note "bench: ${3#"$RUN_DIR"/}: the runtime's pauses could not be kept"
 }
 
@@ -435,6 +470,15 @@ hiccup_start() {
   for role in app loadgen; do
     cpus=$APP_CPUS
     [[ "$role" == loadgen ]] && cpus=$LOADGEN_CPUS
+    if [[ "$role" == app ]] && app_remote; then
+      # in a container on the app's engine, pinned to its CPUs there
+      HICCUP_APP_CONTAINER="stacklab-$BENCH_ID-hiccup-app-$RANDOM"
+      APP_TOOL_CPUS=$cpus in_background app_tool "$HICCUP_APP_CONTAINER" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
+        --cpus "$cpus" --interval "$HICCUP_INTERVAL" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
+      HICCUP_APP_PID=$BG_PID
+      wait_running "$ROLE_APP_ENGINE" "$HICCUP_APP_CONTAINER" "$HICCUP_APP_PID"
+      continue
+    fi
     if [[ "$role" == loadgen && -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
       # in a container on the generator's engine; its log comes back on
       # stdout when hiccup_stop has it stopped
@@ -442,6 +486,7 @@ hiccup_start() {
       in_background loadgen_run "$HICCUP_CONTAINER" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
         --cpus "$cpus" --interval "$HICCUP_INTERVAL" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
       HICCUP_REMOTE_PID=$BG_PID
+      wait_running "$ROLE_LOADGEN_ENGINE" "$HICCUP_CONTAINER" "$HICCUP_REMOTE_PID"
       continue
     fi
     in_background taskset -c "$cpus" "$(lab_tool_path hiccup)" --out "$1.hiccup-$role.jsonl" --label "$role" --cpus "$cpus" --interval "$HICCUP_INTERVAL" >/dev/null 2>>"$WORK/hiccup.log"
@@ -456,9 +501,14 @@ hiccup_stop() {
   # (the generator's meter: its container is told, not the docker client,
   # whose child may be the ssh that carries the engine's connection)
   if [[ -n "${HICCUP_REMOTE_PID:-}" ]]; then
-    engine_docker "$ROLE_LOADGEN_ENGINE" kill --signal TERM "$HICCUP_CONTAINER" >/dev/null 2>&1 || true
+    stop_in_container "$ROLE_LOADGEN_ENGINE" "$HICCUP_CONTAINER" "$HICCUP_REMOTE_PID"
     finish_background "$HICCUP_REMOTE_PID" 2>/dev/null || true
     HICCUP_REMOTE_PID=""
+  fi
+  if [[ -n "${HICCUP_APP_PID:-}" ]]; then
+    stop_in_container "${ROLE_APP_ENGINE:-}" "$HICCUP_APP_CONTAINER" "$HICCUP_APP_PID"
+    finish_background "$HICCUP_APP_PID" 2>/dev/null || true
+    HICCUP_APP_PID=""
   fi
   for pid in "${HICCUP_PIDS[@]}"; do finish_background "$pid" 2>/dev/null || true; done
   HICCUP_PIDS=()
@@ -527,19 +577,23 @@ generator_headroom() {
   url="http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
   lab_tool plan headroom "$STUDY_FILE" --connections "$CONNECTIONS" --url "$url" >"$WORK/plan/headroom.oha" ||
     { note "bench: run $1: no generator headroom (plan headroom, above)"; return 0; }
-  port_free "$APP_PORT" "the generator's headroom (the stub in the app's place)"
+  app_remote || port_free "$APP_PORT" "the generator's headroom (the stub in the app's place)"
+  if app_remote && ! engine_image "$ROLE_APP_ENGINE" "$(require_image upstream)"; then
+    note "bench: run $1: the stub's image could not be copied to the app's engine; this run has no generator headroom"
+    return 0
+  fi
   note "bench: run $1 · the generator's headroom: oha against a stub in the app's place ($((WARMUP + DURATION)) s)"
-  if ! upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=stub --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT" ||
+  if ! UPSTREAM_ON=${ROLE_APP_ENGINE:-} upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=stub --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT" ||
     ! wait_up "$url/delay?ms=0" 30 >/dev/null; then
     note "bench: run $1: the stub did not answer in the app's place; this run has no generator headroom"
-    docker rm -f "$name" >/dev/null 2>&1 || true
+    app_docker rm -f "$name" >/dev/null 2>&1 || true
     return 0
   fi
   oha_window "$WORK/headroom-warmup.json" "$WARMUP" "$WORK/plan/headroom.oha" || true
   rm -f "$WORK"/headroom-warmup.json*
   window_start "$out" "$DURATION" "$WORK/plan/headroom.oha"
   window_finish "$BG_PID" "$out" || note "bench: run $1: the generator's headroom window failed (see ${out#"$RUN_DIR"/}.stderr)"
-  docker rm -f "$name" >/dev/null 2>&1 || true
+  app_docker rm -f "$name" >/dev/null 2>&1 || true
   network_path "$1"
 }
 
@@ -552,10 +606,10 @@ generator_headroom() {
 network_path() {
   local out="$RUN_DIR/raw/run-$1/netpath.json" name="stacklab-$BENCH_ID-echo" addr rc=0
   addr="${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
-  port_free "$APP_PORT" "the network path check (the echo in the app's place)"
-  if ! upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=echo --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"; then
+  app_remote || port_free "$APP_PORT" "the network path check (the echo in the app's place)"
+  if ! UPSTREAM_ON=${ROLE_APP_ENGINE:-} upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=echo --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"; then
     note "bench: run $1: the echo did not start in the app's place; this run has no network path check"
-    docker rm -f "$name" >/dev/null 2>&1 || true
+    app_docker rm -f "$name" >/dev/null 2>&1 || true
     return 0
   fi
   if [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
@@ -565,5 +619,5 @@ network_path() {
     taskset -c "$LOADGEN_CPUS" "$(lab_tool_path netpath)" --addr "$addr" --out "$out" 2>"$WORK/netpath.err" || rc=$?
   fi
   ((rc == 0)) || note "bench: run $1: the network path check failed: $(tail -n1 "$WORK/netpath.err" 2>/dev/null || echo 'no message')"
-  docker rm -f "$name" >/dev/null 2>&1 || true
+  app_docker rm -f "$name" >/dev/null 2>&1 || true
 }

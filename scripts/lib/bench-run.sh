@@ -29,7 +29,7 @@ cleanup() {
   local pid
   for pid in "${BG_PIDS[@]}"; do kill_tree "$pid"; done
   for pid in "${BG_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  docker ps -aq --filter "label=stacklab.bench=$BENCH_ID" | xargs -r docker rm -f >/dev/null 2>&1 || true
+  docker ps -aq --filter "label=stacklab.bench=$BENCH_ID" | xargs -r docker rm -f -v >/dev/null 2>&1 || true
   engines_cleanup
   if declare -F size_cleanup >/dev/null; then size_cleanup; fi
   if ((FINISHED == 0)) && [[ -n "${RUN_DIR:-}" && -f "$RUN_DIR/manifest.json" ]]; then
@@ -102,6 +102,9 @@ bench_prepare() {
   # the generator's headroom runs the mock upstream in the app's place
   ((NEEDS_UPSTREAM || HEADROOM)) && needed+=(upstream)
   if ((NEEDS_POSTGRES)); then
+    # the server role stays on the bench's engine, and an app elsewhere
+    # would reach it over the network: not built
+    app_remote && die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: a row on Postgres with the app on its own engine (APP_ENGINE=$ROLE_APP_ENGINE in ${HOST_PROFILE_FILE#"$LAB_ROOT"/}) is not built: the server role runs on the bench's engine"
     pg_role_check
     needed+=(postgres)
   fi

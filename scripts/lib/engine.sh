@@ -19,6 +19,81 @@ engine_docker() {
   fi
 }
 
+# app_docker ARGS...: docker against the app's engine (ROLE_APP_ENGINE;
+# unset: the bench's own)
+app_docker() { engine_docker "${ROLE_APP_ENGINE:-}" "$@"; }
+
+# app_tool NAME ARGS...: one of the lab's image's programs (loadrun run
+# ARGS) in a container NAME on the app's engine, beside the app, for an
+# app on an engine of its own: on the host network, in the host's pid and
+# cgroup namespaces with its cgroup tree read-only (the sampler, the canary
+# and the settle probe find the app's cgroup by its pid there, as they do
+# on the bench's machine), no capabilities, pinned to APP_TOOL_CPUS
+# (default: the sampler's CPUs). APP_TOOL_FLAGS adds docker run flags
+# (--volumes-from the app, its uid: what reads its database; a caller sets
+# it as a local array); removed when
+# it exits unless LOADGEN_KEEP=1 (its files are copied out first).
+app_tool() {
+  local name=$1 rm=(--rm)
+  shift
+  [[ "${LOADGEN_KEEP:-}" == 1 ]] && rm=()
+  app_docker run --pull never "${rm[@]}" --name "$name" --label "stacklab.bench=$BENCH_ID" --network host --pid host --cgroupns host \
+    -v /sys/fs/cgroup:/sys/fs/cgroup:ro --cpuset-cpus "${APP_TOOL_CPUS:-$ROLE_SAMPLER_CPUS}" --cap-drop ALL --security-opt no-new-privileges \
+    ${APP_TOOL_FLAGS[@]+"${APP_TOOL_FLAGS[@]}"} "$LOADGEN_IMAGE" run "$@"
+}
+
+# app_tool_out NAME OUT [--time TIMEFILE] -- PROGRAM ARGS...: app_tool with
+# PROGRAM writing its file at /tmp/out, which comes back as OUT (appended,
+# when OUT exists: a memory reading); with --time, its CPU time too. Returns
+# the program's status.
+app_tool_out() {
+  local name=$1 out=$2 time="" rc=0
+  shift 2
+  if [[ "$1" == --time ]]; then time=$2; shift 2; fi
+  [[ "$1" == -- ]] && shift
+  LOADGEN_KEEP=1 app_tool "$name" ${time:+--time /tmp/time} -- "$@" >/dev/null || rc=$?
+  app_docker cp "$name:/tmp/out" "$WORK/$name.out" >/dev/null 2>&1 && cat "$WORK/$name.out" >>"$out"
+  [[ -n "$time" ]] && { app_docker cp "$name:/tmp/time" "$time" >/dev/null 2>&1 || true; }
+  rm -f "$WORK/$name.out"
+  app_docker rm -f "$name" >/dev/null 2>&1 || true
+  return "$rc"
+}
+
+# stop_in_container ENGINE NAME PID: TERM the program in the container
+# NAME on ENGINE (not its docker client, whose child may be the ssh that
+# carries the engine's connection), once it runs: a short window can end
+# before the container has started; then wait for PID, the background
+# docker client, to end. After 30 s the client is stopped instead.
+stop_in_container() {
+  local i sent=0
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$3" 2>/dev/null || return 0
+    if ((sent == 0)) && [[ "$(engine_docker "$1" inspect -f '{{.State.Running}}' "$2" 2>/dev/null)" == true ]]; then
+      engine_docker "$1" kill --signal TERM "$2" >/dev/null 2>&1 && sent=1
+    fi
+    sleep 0.2
+  done
+  note "bench: $2 on ${1:-the default engine} did not stop within 30 s of its TERM; its client is stopped"
+  kill -TERM "$3" 2>/dev/null || true
+}
+
+# wait_running ENGINE NAME PID: wait (at most 15 s) until the container
+# NAME on ENGINE runs, or its background client PID has ended: an
+# instrument started over an engine's connection takes a second or more
+# to run, and a window must not begin before what watches it
+wait_running() {
+  local i
+  for ((i = 0; i < 75; i++)); do
+    kill -0 "$3" 2>/dev/null || return 0
+    [[ "$(engine_docker "$1" inspect -f '{{.State.Running}}' "$2" 2>/dev/null)" == true ]] && return 0
+    sleep 0.2
+  done
+  note "bench: $2 was not running 15 s after it was started"
+}
+
+# app_remote: does the app run on an engine of its own?
+app_remote() { [[ -n "${ROLE_APP_ENGINE:-}" ]]; }
+
 # role_words ROLE: what the one-line messages call a role
 role_words() {
   case "$1" in
@@ -131,13 +206,13 @@ engine_image() {
   note "engine: copied $2 to the engine $1"
 }
 
-# engines_cleanup: the bench's containers on the load generator's and the
-# upstream's engines
+# engines_cleanup: the bench's containers (and the app's database
+# volume) on the load generator's, the upstream's and the app's engines
 engines_cleanup() {
   local e
   while read -r e; do
     [[ -n "$e" ]] || continue
     engine_docker "$e" ps -aq --filter "label=stacklab.bench=$BENCH_ID" 2>/dev/null |
-      xargs -r bash -c "$(declare -f engine_docker); engine_docker \"\$0\" rm -f \"\$@\"" "$e" >/dev/null 2>&1 || true
-  done < <(printf '%s\n' "${ROLE_LOADGEN_ENGINE:-}" "${ROLE_UPSTREAM_ENGINE:-}" | sort -u)
+      xargs -r bash -c "$(declare -f engine_docker); engine_docker \"\$0\" rm -f -v \"\$@\"" "$e" >/dev/null 2>&1 || true
+  done < <(printf '%s\n' "${ROLE_LOADGEN_ENGINE:-}" "${ROLE_UPSTREAM_ENGINE:-}" "${ROLE_APP_ENGINE:-}" | sort -u)
 }

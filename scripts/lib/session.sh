@@ -57,8 +57,9 @@ app_start() {
   while IFS= read -r kv; do
     [[ -n "$kv" ]] && env+=(-e "$kv")
   done <<<"${ROW_ENV[$row]:-}"
-  docker rm -f "$container" >/dev/null 2>&1 || true
-  port_free "$port" "$row"
+  app_docker rm -f -v "$container" >/dev/null 2>&1 || true
+  # a port on another machine is that machine's: the bench cannot look
+  app_remote || port_free "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
   if [[ "$(row_db "$row")" == postgres ]]; then
     pg_seed >&2 || { note "the Postgres server role could not be seeded"; return 1; }
@@ -69,7 +70,7 @@ app_start() {
 
 # app_ready ROW PORT TIMEOUT_S: wait for the row's first 200, print the ms
 app_ready() {
-  wait_up "http://127.0.0.1:$2$(ready_path "$(row_stack "$1")")" "$3"
+  wait_up "http://${ROLE_APP_ADDR:-127.0.0.1}:$2$(ready_path "$(row_stack "$1")")" "$3"
 }
 
 # verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's APP.md
@@ -83,8 +84,31 @@ verify_app() {
   dir=$(dirname "$5")
   local db=(-db "$3")
   [[ "$3" == postgres://* ]] && db=(-db-url "$3")
+  if app_remote && [[ "$3" != postgres://* ]]; then
+    verify_app_remote "$@"
+    return
+  fi
   "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" "${db[@]}" -upstream "$4" "${snap[@]}" \
     -write-concurrency "${CONNECTIONS:-32}" -record "$dir/verify.verdict.json" -answers "$dir/answers.json" >"$5" 2>&1
+}
+
+# verify_app_remote: verify_app for an app on an engine of its own: the
+# checks run beside it, in a container on its engine that shares its
+# /data volume and its uid (they read its database as it is written),
+# pinned to the app's CPUs before any window; their files come back.
+verify_app_remote() {
+  local name="stacklab-$BENCH_ID-verify-$RANDOM" dir rc=0 f snap=()
+  dir=$(dirname "$5")
+  [[ -n "${6:-}" ]] && snap=(-snapshot /tmp/snapshot.json)
+  local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
+  APP_TOOL_CPUS=$APP_CPUS LOADGEN_KEEP=1 app_tool "$name" -- verify -stack "$1" -url "http://127.0.0.1:$2" -db /data/app.db -upstream "$4" "${snap[@]}" \
+    -write-concurrency "${CONNECTIONS:-32}" -record /tmp/verdict.json -answers /tmp/answers.json >"$5" 2>&1 || rc=$?
+  for f in verdict.json:verify.verdict.json answers.json:answers.json; do
+    app_docker cp "$name:/tmp/${f%%:*}" "$dir/${f#*:}" >/dev/null 2>&1 || true
+  done
+  [[ -n "${6:-}" ]] && { app_docker cp "$name:/tmp/snapshot.json" "$6" >/dev/null 2>&1 || true; }
+  app_docker rm -f "$name" >/dev/null 2>&1 || true
+  return "$rc"
 }
 
 

@@ -5,6 +5,8 @@
 
 # shellcheck source=scripts/lib/confine.sh
 source "$LAB_ROOT/scripts/lib/confine.sh"
+# shellcheck source=scripts/lib/engine.sh
+source "$LAB_ROOT/scripts/lib/engine.sh"
 
 # A stack's declaration (its stack.env) is read by Go alone (package
 # analysis/stackenv, through the stack program): which folders are stacks,
@@ -80,11 +82,27 @@ stack_start() {
   confine_split "$confine"
   stack_own_env "$name" "$port" "$upstream" || return 1
   # The stack's own environment first: a variant's (in "$@") may change it.
-  docker run -d --name "$container" --label stacklab=1 ${OWN_ENV[@]+"${OWN_ENV[@]}"} "$@" --network host \
-    "${APP_CPU_FLAGS[@]}" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"} \
-    -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" \
-    -e LAB_CPUS="$APP_CPU_COUNT" -v "$data:/data" "$tag" >/dev/null
-  docker inspect -f '{{.Id}}' "$container"
+  local flags=(--name "$container" --label stacklab=1 ${OWN_ENV[@]+"${OWN_ENV[@]}"} "$@" --network host
+    "${APP_CPU_FLAGS[@]}" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"}
+    -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" -e LAB_CPUS="$APP_CPU_COUNT")
+  if app_remote; then
+    # On the app's own engine (APP_ENGINE) its image is copied there, and
+    # /data is a volume of that machine's disk (the container's own,
+    # removed with it), filled with DATA_DIR's files, owners kept, before
+    # the app starts.
+    engine_image "$ROLE_APP_ENGINE" "$tag" || { note "could not copy $tag to the app's engine $ROLE_APP_ENGINE"; return 1; }
+    app_docker create "${flags[@]}" -v /data "$tag" >/dev/null || return 1
+    # (docker cp cannot hand files to a uid the image has no name for:
+    # the lab's image unpacks them and gives them to it, with CAP_CHOWN
+    # alone)
+    tar -C "$data" -cf - . | app_docker run --rm -i --pull never --network none --volumes-from "$container" --cap-drop ALL --cap-add CHOWN \
+      --security-opt no-new-privileges --label "stacklab.bench=${BENCH_ID:-none}" "$LOADGEN_IMAGE" fill /data "$CONFINE_UID:$CONFINE_GID" ||
+      { note "could not copy the database to the app's engine $ROLE_APP_ENGINE"; return 1; }
+    app_docker start "$container" >/dev/null || return 1
+  else
+    docker run -d "${flags[@]}" -v "$data:/data" "$tag" >/dev/null
+  fi
+  app_docker inspect -f '{{.Id}}' "$container"
 }
 
 # upstream_start_container CONTAINER CPUS PORT: the mock upstream (the lab's
@@ -119,10 +137,11 @@ wait_up() {
   done
 }
 
-# container_running CONTAINER: is it still up?
-container_running() { [[ "$(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == true ]]; }
+# container_running CONTAINER: is the app's container still up (on its engine)?
+container_running() { [[ "$(app_docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == true ]]; }
 
-# stack_stop CONTAINER: the one way the lab stops a stack: SIGTERM, then
+# stack_stop CONTAINER: the one way the lab stops a stack (on the app's
+# engine; its /data volume there goes with it): SIGTERM, then
 # SIGKILL if it is still running after the 5 s docs/app.md allows (docker
 # stop -t 5; a container that already exited stops at once), then remove
 # it. Prints one line, a cause, when the app needed SIGKILL; the bench
@@ -130,10 +149,10 @@ container_running() { [[ "$(docker inspect -f '{{.State.Running}}' "$1" 2>/dev/n
 stack_stop() {
   local start ms code
   start=$(date +%s%N)
-  docker stop -t 5 "$1" >/dev/null 2>&1 || true
+  app_docker stop -t 5 "$1" >/dev/null 2>&1 || true
   ms=$((($(date +%s%N) - start) / 1000000))
-  code=$(docker inspect -f '{{.State.ExitCode}}' "$1" 2>/dev/null || echo "?")
-  docker rm -f "$1" >/dev/null 2>&1 || true
+  code=$(app_docker inspect -f '{{.State.ExitCode}}' "$1" 2>/dev/null || echo "?")
+  app_docker rm -f -v "$1" >/dev/null 2>&1 || true
   [[ "$code" != 137 ]] || echo "sigterm: expected an exit within 5 s of SIGTERM, got SIGKILL after $ms ms"
 }
 
