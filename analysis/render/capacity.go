@@ -28,28 +28,27 @@ func capacityBlocks(s *summary.Summary) []block {
 			lanes += fmt.Sprintf(" The %.0f%% of the mix that waits on the upstream (lane %s) ran as its own generator and is held to p99 ≤ %g ms (the target plus the wait); the p99 column is the rest's.", 100*l.Share, l.Name, l.TargetMs)
 		}
 		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s%s%s", ct.P99Ms, ct.ThinkS, lanes, trimWords(ct), redoWords(ct)))
-		var refused []string
-		for _, r := range ct.Rows {
-			for _, n := range r.Refused {
-				refused = append(refused, fmt.Sprintf("%s, run %d: %s", r.Stack, n.Run, n.Note))
-			}
-		}
-		if len(refused) > 0 {
+		if refused := runNotes(ct, func(r summary.CapacityRow) []summary.RunNote { return r.Refused }); len(refused) > 0 {
 			out = append(out, p("**No capacity reported** for these runs:"), block{kind: list, items: refused})
 		}
-		var open []string
-		for _, r := range ct.Rows {
-			for _, n := range r.Unconverged {
-				open = append(open, fmt.Sprintf("%s, run %d: %s", r.Stack, n.Run, n.Note))
-			}
-		}
-		if len(open) > 0 {
+		if open := runNotes(ct, func(r summary.CapacityRow) []summary.RunNote { return r.Unconverged }); len(open) > 0 {
 			out = append(out, p("**Not converged** (marked ⋯ in the table: the capacity is the highest rate that passed when the steps ran out, a floor):"), block{kind: list, items: open})
 		}
 		out = append(out, decidingBlocks(ct)...)
 		out = append(out, quotaNote(s, ct)...)
 		out = append(out, h(3, "steps"), stepsTable(s, ct),
 			chartBlock(capacityChart(ct)))
+	}
+	return out
+}
+
+// runNotes lists the notes of picks over the rows, "STACK, run N: note".
+func runNotes(ct *summary.CapacityTable, pick func(summary.CapacityRow) []summary.RunNote) []string {
+	var out []string
+	for _, r := range ct.Rows {
+		for _, n := range pick(r) {
+			out = append(out, fmt.Sprintf("%s, run %d: %s", r.Stack, n.Run, n.Note))
+		}
 	}
 	return out
 }

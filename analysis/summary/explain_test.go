@@ -172,18 +172,8 @@ func TestExplainRules(t *testing.T) {
 		}{c.name, c.want, ev(closedLoop(10, time.Millisecond, 1, short), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, ts)})
 	}
 
-	// An open loop's app that all but stopped for 200 ms: one answer in
-	// ten on time, the rest when it resumed, so no answer gap of 100 ms.
-	var open []latencyline.Request
-	for i := range 20000 {
-		at := time.Duration(i) * time.Second / 2000
-		done := at + time.Millisecond
-		if at >= 4*time.Second && at < 4200*time.Millisecond && i%10 != 0 {
-			done = 4200*time.Millisecond + time.Duration(i%10)*time.Millisecond
-		}
-		open = append(open, latencyline.Request{StartNs: int64(at), EndNs: int64(done), Status: 200})
-	}
-	slump := ev(open, []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))
+	// An open loop's app that all but stopped for 200 ms.
+	slump := ev(slumped(nil), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))
 	slump.openLoop, slump.slumps = true, slump.lt.Slumps(2000, 10000)
 	cases = append(cases, struct {
 		name, want string
@@ -207,6 +197,26 @@ func TestExplainRules(t *testing.T) {
 		}
 	}
 	golden.Check(t, "testdata/golden/explain.txt", out.Bytes())
+}
+
+// slumped is an open loop's 10 s at 2,000 req/s whose app all but
+// stopped for 200 ms from +4 s: one answer in ten on time, the rest when
+// it resumed, so no answer gap of 100 ms; slow gives some requests (by
+// index) a latency of their own.
+func slumped(slow map[int]time.Duration) []latencyline.Request {
+	var out []latencyline.Request
+	for i := range 20000 {
+		at := time.Duration(i) * time.Second / 2000
+		done := at + time.Millisecond
+		if at >= 4*time.Second && at < 4200*time.Millisecond && i%10 != 0 {
+			done = 4200*time.Millisecond + time.Duration(i%10)*time.Millisecond
+		}
+		if d, ok := slow[i]; ok {
+			done = at + d
+		}
+		out = append(out, latencyline.Request{StartNs: int64(at), EndNs: int64(done), Status: 200})
+	}
+	return out
 }
 
 // withSets adds the host's account of a one-CPU app set and a one-CPU
@@ -254,19 +264,8 @@ func TestExplainStepRules(t *testing.T) {
 // stopped earlier is the app's stall, read at that slump: the stall the
 // ramp measures such a step again for.
 func TestExplainStepReadsTheSlumpWhenTheSlowestSaysNothing(t *testing.T) {
-	var open []latencyline.Request
-	for i := range 20000 {
-		at := time.Duration(i) * time.Second / 2000
-		done := at + time.Millisecond
-		if at >= 4*time.Second && at < 4200*time.Millisecond && i%10 != 0 {
-			done = 4200*time.Millisecond + time.Duration(i%10)*time.Millisecond
-		}
-		if i == 18000 { // +9 s: one answer of 400 ms, the slowest
-			done = at + 400*time.Millisecond
-		}
-		open = append(open, latencyline.Request{StartNs: int64(at), EndNs: int64(done), Status: 200})
-	}
-	e := ev(open, []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))
+	// +9 s: one answer of 400 ms, the slowest
+	e := ev(slumped(map[int]time.Duration{18000: 400 * time.Millisecond}), []hiccuplog.Log{hiccups("app"), hiccups("loadgen")}, cgroup(10, 0.5, 0, 0))
 	e.openLoop, e.slumps = true, e.lt.Slumps(2000, 10000)
 	sp, where := stallSpan(e.lt)
 	if c, s := explain(e, sp, where); c != CauseUnexplained {
