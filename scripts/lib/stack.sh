@@ -88,8 +88,8 @@ stack_start() {
   if app_remote; then
     # On the app's own engine (APP_ENGINE) its image is copied there, and
     # /data is a volume of that machine's disk (the container's own,
-    # removed with it), filled with DATA_DIR's files, owners kept, before
-    # the app starts.
+    # removed with it), filled with DATA_DIR's files, handed to the uid
+    # the app runs as, before the app starts.
     engine_image "$ROLE_APP_ENGINE" "$tag" || { note "could not copy $tag to the app's engine $ROLE_APP_ENGINE"; return 1; }
     app_docker create "${flags[@]}" -v /data "$tag" >/dev/null || return 1
     # (docker cp cannot hand files to a uid the image has no name for:
