@@ -167,6 +167,18 @@ type Slump struct {
 	Answers, Sent int64
 }
 
+// Longest is the longest of slumps (the first of equals), false when
+// there is none.
+func Longest(slumps []Slump) (Slump, bool) {
+	var best Slump
+	for _, sl := range slumps {
+		if sl.Ms > best.Ms {
+			best = sl
+		}
+	}
+	return best, best.Ms > 0
+}
+
 // Slumps lists, in time order, the stretches of an open-loop step offered
 // rate req/s for durationMs in which answers fell under SlumpShare of the
 // rate. Buckets that end after the planned duration are left out: the

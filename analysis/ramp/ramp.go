@@ -393,14 +393,11 @@ func (s Step) disturbed() bool { return s.HostStallMs >= HostStallMs || s.HostCP
 // or less in all: the longest of them.
 func (s Step) LoneSlump() (latencyline.Slump, bool) {
 	var total int64
-	var most latencyline.Slump
 	for _, sl := range s.Slumps {
 		total += sl.Ms
-		if sl.Ms > most.Ms {
-			most = sl
-		}
 	}
-	return most, len(s.Slumps) > 0 && total <= LoneSlumpMs
+	most, found := latencyline.Longest(s.Slumps)
+	return most, found && total <= LoneSlumpMs
 }
 
 // stallRedos counts the steps measured again because the one before at

@@ -760,22 +760,11 @@ func hiccupCPU(f *results.Folder) []HiccupCPU {
 // slumpCause explains a step by its longest slump, when the rules name
 // a cause there; what ends with where the slowest answer was.
 func slumpCause(ev evidence, what string) (string, string, bool) {
-	sl, ok := longestSlump(ev.slumps)
+	sl, ok := latencyline.Longest(ev.slumps)
 	if !ok || ev.lt == nil {
 		return "", "", false
 	}
 	sp := span{ev.lt.Abs(sl.AtMs), ev.lt.Abs(sl.AtMs + sl.Ms)}
 	c, s := explain(ev, sp, what+", with nothing there to say why, so the step's longest slump is read")
 	return c, s, c != CauseUnexplained
-}
-
-// longestSlump is the longest of slumps, the first of equals.
-func longestSlump(slumps []latencyline.Slump) (latencyline.Slump, bool) {
-	var best latencyline.Slump
-	for _, sl := range slumps {
-		if sl.Ms > best.Ms {
-			best = sl
-		}
-	}
-	return best, best.Ms > 0
 }

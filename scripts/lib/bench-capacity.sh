@@ -169,14 +169,16 @@ ramp_cooldown() {
   # sampler's are this one's
   [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || pin=${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}
   ports_settle
+  local ready
+  ready="http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")"
   if app_remote; then
-    # beside the app, on its machine: its cgroup and a probe from there
-    app_tool_out "stacklab-$BENCH_ID-settle-$RANDOM" "$base.settle.json" -- settle --pid "$APP_PID" \
-      --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" --max "${SETTLE_MAX_S}s" --out /tmp/out 2>>"$WORK/settle.log" && return 0
-    ramp_restart "$1" "$2" "$base" "the app did not settle within ${SETTLE_MAX_S} s of the step before"
-    return
-  fi
-  if taskset -c "$pin" "$(lab_tool_path settle)" --pid "$APP_PID" --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" \
+    # beside the app, on its machine: its cgroup, and a probe from there
+    local rc=0
+    app_tool "stacklab-$BENCH_ID-settle-$RANDOM" --emit /tmp/out -- settle --pid "$APP_PID" --url "$ready" \
+      --max "${SETTLE_MAX_S}s" --out /tmp/out >"$base.settle.json" 2>>"$WORK/settle.log" || rc=$?
+    [[ -s "$base.settle.json" ]] || rm -f "$base.settle.json"
+    ((rc)) || return 0
+  elif taskset -c "$pin" "$(lab_tool_path settle)" --pid "$APP_PID" --url "$ready" \
     --max "${SETTLE_MAX_S}s" --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
     return 0
   fi

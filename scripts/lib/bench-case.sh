@@ -111,7 +111,7 @@ window_record() {
 # cache, as bench/cgsample reads its cgroup) to FILE
 memory_read() {
   if app_remote; then
-    app_tool_out "stacklab-$BENCH_ID-memory-$RANDOM" "$1" -- cgsample memory --pid "$APP_PID" --out /tmp/out 2>>"$WORK/cgsample.log" || true
+    app_tool "stacklab-$BENCH_ID-memory-$RANDOM" --emit /tmp/out -- cgsample memory --pid "$APP_PID" --out /tmp/out >>"$1" 2>>"$WORK/cgsample.log" || true
     return 0
   fi
   "$(lab_tool_path cgsample)" memory --pid "$APP_PID" --out "$1" 2>>"$WORK/cgsample.log" || true
@@ -312,16 +312,11 @@ canary_read() {
     [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS app=()
     # Its error goes in the line itself: the bench's scratch folder is
     # removed when the bench ends, so a path into it would name nothing.
-    if [[ "$set" == app ]] && app_remote; then
-      APP_TOOL_CPUS=$cpus app_tool "stacklab-$BENCH_ID-canary-$RANDOM" --emit /tmp/canary.jsonl -- canary --out /tmp/canary.jsonl \
-        --label "$2 $set" --cpus "$cpus" "${app[@]}" >>"$1" 2>"$WORK/canary.err" ||
-        note "bench: the CPU-speed canary failed on the app's engine, CPUs $cpus ($2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
-      continue
-    fi
-    if [[ "$set" == loadgen && -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
-      loadgen_run "stacklab-$BENCH_ID-canary-$RANDOM" --emit /tmp/canary.jsonl -- canary --out /tmp/canary.jsonl \
-        --label "$2 $set" --cpus "$cpus" >>"$1" 2>"$WORK/canary.err" ||
-        note "bench: the CPU-speed canary failed on the load generator's engine, CPUs $cpus ($2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
+    # on the role's own engine, in a container there
+    if role_contained "$set"; then
+      role_run "$set" "$cpus" "stacklab-$BENCH_ID-canary-$RANDOM" --emit /tmp/canary.jsonl -- canary --out /tmp/canary.jsonl \
+        --label "$2 $set" --cpus "$cpus" ${app[@]+"${app[@]}"} >>"$1" 2>"$WORK/canary.err" ||
+        note "bench: the CPU-speed canary failed on $(role_words "$set")'s engine, CPUs $cpus ($2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
       continue
     fi
     taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" "${app[@]}" 2>"$WORK/canary.err" ||
@@ -379,10 +374,15 @@ sampler_interval() {
 # time to OUT.time (what watching costs, measured rather than inferred)
 sampler_run() {
   if app_remote; then
-    # beside the app, on its machine, in a container there
-    app_tool_out "stacklab-$BENCH_ID-sampler-$BASHPID" "$1" --time "$1.time" -- cgsample --pid "$APP_PID" --interval "$(sampler_interval)" \
-      --cpuset "app=$APP_CPUS" --out /tmp/out 2>>"$WORK/cgsample.log"
-    return
+    # beside the app, on its machine, in a container there; its CPU time
+    # comes back once it has stopped
+    local name="stacklab-$BENCH_ID-sampler-$BASHPID"
+    LOADGEN_KEEP=1 app_tool "$name" --time /tmp/time --emit /tmp/out -- cgsample --pid "$APP_PID" --interval "$(sampler_interval)" \
+      --cpuset "app=$APP_CPUS" --out /tmp/out >"$1" 2>>"$WORK/cgsample.log"
+    app_docker cp "$name:/tmp/time" "$1.time" >/dev/null 2>&1 || true
+    app_docker rm -f "$name" >/dev/null 2>&1 || true
+    [[ -s "$1" ]] || rm -f "$1"
+    return 0
   fi
   (
     TIMEFORMAT='%3U %3S %3R'
@@ -402,12 +402,6 @@ sampler_start() {
   ! app_remote || wait_running "$ROLE_APP_ENGINE" "stacklab-$BENCH_ID-sampler-$SAMPLER_PID" "$SAMPLER_PID"
 }
 
-# sampler_remote_stop: an app's sampler in a container on its engine is
-# told to stop there; sampler_run then copies its files back
-sampler_remote_stop() {
-  stop_in_container "${ROLE_APP_ENGINE:-}" "stacklab-$BENCH_ID-sampler-$SAMPLER_PID" "$SAMPLER_PID"
-}
-
 # kill_leaves PID: TERM the processes at the bottom of PID's tree only (the
 # sampler itself, not the subshells around it, so that `time` reports)
 kill_leaves() {
@@ -421,7 +415,8 @@ sampler_stop() {
   [[ -n "$SAMPLER_PID" ]] || return 0
   local child
   if app_remote; then
-    sampler_remote_stop
+    # told to stop in its container; sampler_run then copies its files back
+    stop_in_container "$ROLE_APP_ENGINE" "stacklab-$BENCH_ID-sampler-$SAMPLER_PID" "$SAMPLER_PID"
   else
     for child in $(pgrep -P "$SAMPLER_PID" 2>/dev/null); do kill_leaves "$child"; done
   fi
@@ -464,29 +459,24 @@ upstream_lateness() {
 # the explanations) is still seen whole.
 HICCUP_INTERVAL=20ms
 HICCUP_PIDS=()
+# a role's meter in a container on its own engine: its container's name,
+# and the background client whose stdout is the meter's log
+declare -gA HICCUP_CONTAINER=() HICCUP_CLIENT=()
 hiccup_start() {
   ((HICCUP)) || return 0
   local role cpus
   for role in app loadgen; do
     cpus=$APP_CPUS
     [[ "$role" == loadgen ]] && cpus=$LOADGEN_CPUS
-    if [[ "$role" == app ]] && app_remote; then
-      # in a container on the app's engine, pinned to its CPUs there
-      HICCUP_APP_CONTAINER="stacklab-$BENCH_ID-hiccup-app-$RANDOM"
-      APP_TOOL_CPUS=$cpus in_background app_tool "$HICCUP_APP_CONTAINER" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
+    if role_contained "$role"; then
+      # in a container on the role's engine, pinned to its CPUs there; its
+      # log comes back on stdout when hiccup_stop has it stopped, and the
+      # window waits until it runs
+      HICCUP_CONTAINER[$role]="stacklab-$BENCH_ID-hiccup-$role-$RANDOM"
+      in_background role_run "$role" "$cpus" "${HICCUP_CONTAINER[$role]}" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
         --cpus "$cpus" --interval "$HICCUP_INTERVAL" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
-      HICCUP_APP_PID=$BG_PID
-      wait_running "$ROLE_APP_ENGINE" "$HICCUP_APP_CONTAINER" "$HICCUP_APP_PID"
-      continue
-    fi
-    if [[ "$role" == loadgen && -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
-      # in a container on the generator's engine; its log comes back on
-      # stdout when hiccup_stop has it stopped
-      HICCUP_CONTAINER="stacklab-$BENCH_ID-hiccup-$RANDOM"
-      in_background loadgen_run "$HICCUP_CONTAINER" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
-        --cpus "$cpus" --interval "$HICCUP_INTERVAL" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
-      HICCUP_REMOTE_PID=$BG_PID
-      wait_running "$ROLE_LOADGEN_ENGINE" "$HICCUP_CONTAINER" "$HICCUP_REMOTE_PID"
+      HICCUP_CLIENT[$role]=$BG_PID
+      wait_running "$(role_engine "$role")" "${HICCUP_CONTAINER[$role]}" "$BG_PID"
       continue
     fi
     in_background taskset -c "$cpus" "$(lab_tool_path hiccup)" --out "$1.hiccup-$role.jsonl" --label "$role" --cpus "$cpus" --interval "$HICCUP_INTERVAL" >/dev/null 2>>"$WORK/hiccup.log"
@@ -496,20 +486,13 @@ hiccup_start() {
 
 # hiccup_stop: TERM the meters; each writes its last line as it exits
 hiccup_stop() {
-  local pid
+  local pid role
   for pid in "${HICCUP_PIDS[@]}"; do kill_leaves "$pid"; done
-  # (the generator's meter: its container is told, not the docker client,
-  # whose child may be the ssh that carries the engine's connection)
-  if [[ -n "${HICCUP_REMOTE_PID:-}" ]]; then
-    stop_in_container "$ROLE_LOADGEN_ENGINE" "$HICCUP_CONTAINER" "$HICCUP_REMOTE_PID"
-    finish_background "$HICCUP_REMOTE_PID" 2>/dev/null || true
-    HICCUP_REMOTE_PID=""
-  fi
-  if [[ -n "${HICCUP_APP_PID:-}" ]]; then
-    stop_in_container "${ROLE_APP_ENGINE:-}" "$HICCUP_APP_CONTAINER" "$HICCUP_APP_PID"
-    finish_background "$HICCUP_APP_PID" 2>/dev/null || true
-    HICCUP_APP_PID=""
-  fi
+  for role in "${!HICCUP_CLIENT[@]}"; do
+    stop_in_container "$(role_engine "$role")" "${HICCUP_CONTAINER[$role]}" "${HICCUP_CLIENT[$role]}"
+    finish_background "${HICCUP_CLIENT[$role]}" 2>/dev/null || true
+  done
+  HICCUP_CLIENT=() HICCUP_CONTAINER=()
   for pid in "${HICCUP_PIDS[@]}"; do finish_background "$pid" 2>/dev/null || true; done
   HICCUP_PIDS=()
 }
@@ -577,7 +560,7 @@ generator_headroom() {
   url="http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
   lab_tool plan headroom "$STUDY_FILE" --connections "$CONNECTIONS" --url "$url" >"$WORK/plan/headroom.oha" ||
     { note "bench: run $1: no generator headroom (plan headroom, above)"; return 0; }
-  app_remote || port_free "$APP_PORT" "the generator's headroom (the stub in the app's place)"
+  role_port_free app "$APP_PORT" "the generator's headroom (the stub in the app's place)"
   if app_remote && ! engine_image "$ROLE_APP_ENGINE" "$(require_image upstream)"; then
     note "bench: run $1: the stub's image could not be copied to the app's engine; this run has no generator headroom"
     return 0
@@ -606,7 +589,7 @@ generator_headroom() {
 network_path() {
   local out="$RUN_DIR/raw/run-$1/netpath.json" name="stacklab-$BENCH_ID-echo" addr rc=0
   addr="${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
-  app_remote || port_free "$APP_PORT" "the network path check (the echo in the app's place)"
+  role_port_free app "$APP_PORT" "the network path check (the echo in the app's place)"
   if ! UPSTREAM_ON=${ROLE_APP_ENGINE:-} upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=echo --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"; then
     note "bench: run $1: the echo did not start in the app's place; this run has no network path check"
     app_docker rm -f "$name" >/dev/null 2>&1 || true

@@ -23,58 +23,49 @@ engine_docker() {
 # unset: the bench's own)
 app_docker() { engine_docker "${ROLE_APP_ENGINE:-}" "$@"; }
 
-# app_tool NAME ARGS...: one of the lab's image's programs (loadrun run
-# ARGS) in a container NAME on the app's engine, beside the app, for an
-# app on an engine of its own: on the host network, in the host's pid and
-# cgroup namespaces with its cgroup tree read-only (the sampler, the canary
-# and the settle probe find the app's cgroup by its pid there, as they do
-# on the bench's machine), no capabilities, pinned to APP_TOOL_CPUS
-# (default: the sampler's CPUs). APP_TOOL_FLAGS adds docker run flags
-# (--volumes-from the app, its uid: what reads its database; a caller sets
-# it as a local array); removed when
-# it exits unless LOADGEN_KEEP=1 (its files are copied out first).
-app_tool() {
-  local name=$1 rm=(--rm)
-  shift
+# role_engine ROLE: the engine a role runs on ("" the bench's own)
+role_engine() {
+  case "$1" in
+    app) echo "${ROLE_APP_ENGINE:-}" ;; loadgen) echo "${ROLE_LOADGEN_ENGINE:-}" ;; upstream) echo "${ROLE_UPSTREAM_ENGINE:-}" ;;
+  esac
+}
+
+# role_contained ROLE: do the role's programs run in containers of the
+# lab's image (the generator with any LOADGEN_ENGINE, default included;
+# the app's instruments with the app on an engine of its own)?
+role_contained() { [[ -n "$(role_engine "$1")" ]]; }
+
+# role_port_free ROLE PORT WHAT: port_free for the app or the upstream on
+# this machine: a port on another machine is that machine's, the bench
+# cannot look
+role_port_free() { role_contained "$1" || port_free "$2" "$3"; }
+
+# role_run ROLE CPUS NAME ARGS...: one of the lab image's programs
+# (loadrun run ARGS) in a container NAME on the role's engine, pinned to
+# CPUS there, on the host network, with no capabilities, labelled as the
+# bench's; removed when it exits unless LOADGEN_KEEP=1 (its files are
+# copied out first); LOADGEN_STDIN=1 gives it this shell's stdin. Beside
+# the app it also shares the host's pid and cgroup namespaces, its cgroup
+# tree read-only (the sampler, the canary and the settle probe find the
+# app's cgroup by its pid there, as they do on the bench's machine), and
+# APP_TOOL_FLAGS adds docker run flags (--volumes-from the app, its uid:
+# what reads its database; a caller sets it as a local array).
+role_run() {
+  local role=$1 cpus=$2 name=$3 rm=(--rm) in=() beside=()
+  shift 3
   [[ "${LOADGEN_KEEP:-}" == 1 ]] && rm=()
-  app_docker run --pull never "${rm[@]}" --name "$name" --label "stacklab.bench=$BENCH_ID" --network host --pid host --cgroupns host \
-    -v /sys/fs/cgroup:/sys/fs/cgroup:ro --cpuset-cpus "${APP_TOOL_CPUS:-$ROLE_SAMPLER_CPUS}" --cap-drop ALL --security-opt no-new-privileges \
-    ${APP_TOOL_FLAGS[@]+"${APP_TOOL_FLAGS[@]}"} "$LOADGEN_IMAGE" run "$@"
+  [[ "${LOADGEN_STDIN:-}" == 1 ]] && in=(-i)
+  [[ "$role" == app ]] && beside=(--pid host --cgroupns host -v /sys/fs/cgroup:/sys/fs/cgroup:ro ${APP_TOOL_FLAGS[@]+"${APP_TOOL_FLAGS[@]}"})
+  engine_docker "$(role_engine "$role")" run --pull never "${rm[@]}" "${in[@]}" --name "$name" --label "stacklab.bench=$BENCH_ID" --network host \
+    --cpuset-cpus "$cpus" --cap-drop ALL --security-opt no-new-privileges ${beside[@]+"${beside[@]}"} "$LOADGEN_IMAGE" run "$@"
 }
 
-# app_tool_out NAME OUT [--time TIMEFILE] -- PROGRAM ARGS...: app_tool with
-# PROGRAM writing its file at /tmp/out, which comes back as OUT (appended,
-# when OUT exists: a memory reading); with --time, its CPU time too. Returns
-# the program's status.
-app_tool_out() {
-  local name=$1 out=$2 time="" rc=0
-  shift 2
-  if [[ "$1" == --time ]]; then time=$2; shift 2; fi
-  [[ "$1" == -- ]] && shift
-  LOADGEN_KEEP=1 app_tool "$name" ${time:+--time /tmp/time} -- "$@" >/dev/null || rc=$?
-  app_docker cp "$name:/tmp/out" "$WORK/$name.out" >/dev/null 2>&1 && cat "$WORK/$name.out" >>"$out"
-  [[ -n "$time" ]] && { app_docker cp "$name:/tmp/time" "$time" >/dev/null 2>&1 || true; }
-  rm -f "$WORK/$name.out"
-  app_docker rm -f "$name" >/dev/null 2>&1 || true
-  return "$rc"
-}
-
-# stop_in_container ENGINE NAME PID: TERM the program in the container
-# NAME on ENGINE (not its docker client, whose child may be the ssh that
-# carries the engine's connection), once it runs: a short window can end
-# before the container has started; then wait for PID, the background
-# docker client, to end. After 30 s the client is stopped instead.
-stop_in_container() {
-  local i sent=0
-  for ((i = 0; i < 150; i++)); do
-    kill -0 "$3" 2>/dev/null || return 0
-    if ((sent == 0)) && [[ "$(engine_docker "$1" inspect -f '{{.State.Running}}' "$2" 2>/dev/null)" == true ]]; then
-      engine_docker "$1" kill --signal TERM "$2" >/dev/null 2>&1 && sent=1
-    fi
-    sleep 0.2
-  done
-  note "bench: $2 on ${1:-the default engine} did not stop within 30 s of its TERM; its client is stopped"
-  kill -TERM "$3" 2>/dev/null || true
+# app_tool NAME ARGS...: role_run beside an app on its own engine, on
+# APP_TOOL_CPUS (default: the sampler's CPUs)
+app_tool() {
+  local name=$1
+  shift
+  role_run app "${APP_TOOL_CPUS:-$ROLE_SAMPLER_CPUS}" "$name" "$@"
 }
 
 # wait_running ENGINE NAME PID: wait (at most 15 s) until the container
@@ -91,8 +82,25 @@ wait_running() {
   note "bench: $2 was not running 15 s after it was started"
 }
 
+# stop_in_container ENGINE NAME PID: TERM the program in the container
+# NAME on ENGINE (not its docker client, whose child may be the ssh that
+# carries the engine's connection) once it runs, then wait for PID, the
+# background docker client, to end; after 30 s the client is stopped
+# instead.
+stop_in_container() {
+  local i
+  wait_running "$1" "$2" "$3"
+  engine_docker "$1" kill --signal TERM "$2" >/dev/null 2>&1 || true
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$3" 2>/dev/null || return 0
+    sleep 0.2
+  done
+  note "bench: $2 on ${1:-the default engine} did not stop within 30 s of its TERM; its client is stopped"
+  kill -TERM "$3" 2>/dev/null || true
+}
+
 # app_remote: does the app run on an engine of its own?
-app_remote() { [[ -n "${ROLE_APP_ENGINE:-}" ]]; }
+app_remote() { role_contained app; }
 
 # role_words ROLE: what the one-line messages call a role
 role_words() {
@@ -146,18 +154,12 @@ engines_record() {
   done < <(lab_tool host roles "$HOST_PROFILE_FILE")
 }
 
-# loadgen_run NAME ARGS...: one of the generator image's programs
-# (loadrun run ARGS) in a container NAME on the load generator's engine,
-# pinned to its CPUs, on the host network, labelled as the bench's;
-# removed when it exits unless LOADGEN_KEEP=1 (its files are copied out);
-# LOADGEN_STDIN=1 gives it this shell's stdin
+# loadgen_run NAME ARGS...: role_run on the load generator's engine and
+# CPUs
 loadgen_run() {
-  local name=$1 rm=(--rm) in=()
+  local name=$1
   shift
-  [[ "${LOADGEN_KEEP:-}" == 1 ]] && rm=()
-  [[ "${LOADGEN_STDIN:-}" == 1 ]] && in=(-i)
-  engine_docker "$ROLE_LOADGEN_ENGINE" run --pull never "${rm[@]}" "${in[@]}" --name "$name" --label "stacklab.bench=$BENCH_ID" --network host \
-    --cpuset-cpus "$LOADGEN_CPUS" --cap-drop ALL --security-opt no-new-privileges "$LOADGEN_IMAGE" run "$@"
+  role_run loadgen "$LOADGEN_CPUS" "$name" "$@"
 }
 
 # loadgen_oha OUT SECONDS DB ARGS...: oha in a container on the load

@@ -14,8 +14,7 @@ source "$LAB_ROOT/scripts/lib/postgres.sh"
 upstream_run() {
   local name=$1 port=$2 addr=${ROLE_UPSTREAM_ADDR:-127.0.0.1}
   shift 2
-  # a port on another machine is that machine's: the bench cannot look
-  [[ -n "${ROLE_UPSTREAM_ENGINE:-}" ]] || port_free "$port" "the mock upstream"
+  role_port_free upstream "$port" "the mock upstream"
   UPSTREAM_ON=${ROLE_UPSTREAM_ENGINE:-} upstream_start_container "$name" "$UPSTREAM_CPUS" "$port" "$@" ||
     die "could not start the mock upstream${ROLE_UPSTREAM_ENGINE:+ on its engine $ROLE_UPSTREAM_ENGINE}"
   wait_up "http://$addr:$port/delay?ms=0" 30 >/dev/null ||
@@ -58,8 +57,7 @@ app_start() {
     [[ -n "$kv" ]] && env+=(-e "$kv")
   done <<<"${ROW_ENV[$row]:-}"
   app_docker rm -f -v "$container" >/dev/null 2>&1 || true
-  # a port on another machine is that machine's: the bench cannot look
-  app_remote || port_free "$port" "$row"
+  role_port_free app "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
   if [[ "$(row_db "$row")" == postgres ]]; then
     pg_seed >&2 || { note "the Postgres server role could not be seeded"; return 1; }
