@@ -90,10 +90,17 @@ func Events() []Event {
 	return events
 }
 
-// SeedSQLite writes the schema and every seeded row in tx, a transaction on
-// an empty SQLite database: the seed command's file, and the databases the
-// probes time (probes/readcost).
-func SeedSQLite(tx *sql.Tx) error {
+// SeedSQLite writes the schema and every seeded row of a seed of size in
+// tx, a transaction on an empty SQLite database: the seed command's file,
+// and the databases the probes time (probes/readcost).
+func SeedSQLite(tx *sql.Tx, size Size) error {
+	if err := size.Check(); err != nil {
+		return err
+	}
+	users, err := Users(size.Users)
+	if err != nil {
+		return err
+	}
 	if _, err := tx.Exec(Schema); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
@@ -106,6 +113,30 @@ func SeedSQLite(tx *sql.Tx) error {
 	for _, ev := range Events() {
 		if _, err := tx.Exec(`INSERT INTO bench_events(id, payload, created_at) VALUES (?, ?, ?)`,
 			ev.ID, ev.Payload, ev.CreatedAt); err != nil {
+			return err
+		}
+	}
+	for _, u := range users {
+		if _, err := tx.Exec(`INSERT INTO users(id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,
+			u.ID, u.Email, u.PasswordHash, u.CreatedAt); err != nil {
+			return err
+		}
+	}
+	insOrder, err := tx.Prepare(`INSERT INTO orders(id, user_id, email, status, total_cents, currency, placed_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insOrder.Close()
+	insAudit, err := tx.Prepare(`INSERT INTO audit(order_id, action, at) VALUES (?, 'placed', ?)`)
+	if err != nil {
+		return err
+	}
+	defer insAudit.Close()
+	for _, o := range Orders(size) {
+		if _, err := insOrder.Exec(o.ID, o.UserID, o.Email, o.Status, o.TotalCents, o.Currency, o.PlacedAt); err != nil {
+			return err
+		}
+		if _, err := insAudit.Exec(o.ID, o.PlacedAt); err != nil {
 			return err
 		}
 	}

@@ -140,7 +140,7 @@ func seedRows(db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := stacks.SeedSQLite(tx); err != nil {
+	if err := stacks.SeedSQLite(tx, stacks.DefaultSize); err != nil {
 		return err
 	}
 	return tx.Commit()

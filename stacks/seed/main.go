@@ -1,9 +1,11 @@
 // Command seed creates the lab app's SQLite database: stacks/schema.sql plus a
-// deterministic seed (1,000 items with awkward titles, 1,000 bench_events).
+// deterministic seed (1,000 items with awkward titles, 1,000 bench_events,
+// 100 users with bcrypt password hashes, 50 orders each and their audit).
 // The same SQLite library and the same code give the same bytes every time,
 // so every stack starts each case from an identical file.
 //
-//	seed PATH              create PATH (refuses to overwrite)
+//	seed [--users N] [--orders-per-user M] PATH
+//	                       create PATH (refuses to overwrite)
 //	seed --force PATH      replace PATH
 //	seed --postgres URL    a fresh "app" database on the Postgres server at URL
 //	                       (its superuser's; docs/postgres.md), the same rows
@@ -36,12 +38,19 @@ func main() {
 		os.Exit(trim(os.Args[2:]))
 	}
 	force := flag.Bool("force", false, "replace PATH if it exists")
+	users := flag.Int("users", stacks.DefaultSize.Users, "users to seed (docs/app.md, \"Users and orders\")")
+	perUser := flag.Int("orders-per-user", stacks.DefaultSize.OrdersPerUser, "orders each user has")
 	pg := flag.String("postgres", "", "seed the Postgres server at this URL (its superuser's) instead of a file")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: seed [--force] PATH | seed --postgres URL | seed checksum TARGET | seed rows TARGET TABLE | seed trim TARGET\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events);\nchecksum and rows read one, trim deletes the bench_events rows written since the seed (TARGET: a SQLite file or a postgres:// URL of the app database).")
+		fmt.Fprintln(os.Stderr, "usage: seed [--force] [--users N] [--orders-per-user M] PATH | seed --postgres URL | seed checksum TARGET | seed rows TARGET TABLE | seed trim TARGET\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events, users and their orders: --users, --orders-per-user);\nchecksum and rows read one, trim deletes the bench_events rows written since the seed (TARGET: a SQLite file or a postgres:// URL of the app database).")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	size := stacks.Size{Users: *users, OrdersPerUser: *perUser}
+	if err := size.Check(); err != nil {
+		fmt.Fprintln(os.Stderr, "seed: --users/--orders-per-user:", err)
+		os.Exit(2)
+	}
 	if *pg != "" {
 		if flag.NArg() != 0 {
 			flag.Usage()
@@ -53,7 +62,7 @@ func main() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if err := seedPostgres(ctx, *pg); err != nil {
+		if err := seedPostgres(ctx, *pg, size); err != nil {
 			fmt.Fprintln(os.Stderr, "seed: postgres:", err)
 			os.Exit(1)
 		}
@@ -63,7 +72,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := seed(flag.Arg(0), *force); err != nil {
+	if err := seed(flag.Arg(0), *force, size); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
@@ -71,7 +80,7 @@ func main() {
 
 // seed writes the database next to path under a temporary name and renames
 // it into place, so a reader never opens half a seed.
-func seed(path string, force bool) error {
+func seed(path string, force bool, size stacks.Size) error {
 	if _, err := os.Stat(path); err == nil && !force {
 		return fmt.Errorf("%s exists (use --force to replace it)", path)
 	}
@@ -82,7 +91,7 @@ func seed(path string, force bool) error {
 	tmp := filepath.Join(dir, "."+filepath.Base(path)+".seeding")
 	os.Remove(tmp)
 	defer os.Remove(tmp)
-	if err := write(tmp); err != nil {
+	if err := write(tmp, size); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
@@ -91,7 +100,7 @@ func seed(path string, force bool) error {
 	return os.Rename(tmp, path)
 }
 
-func write(path string) error {
+func write(path string, size stacks.Size) error {
 	// Rollback journal off and one transaction: nothing but the main file is
 	// written, and its bytes depend only on the rows.
 	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=OFF&_synchronous=OFF")
@@ -105,7 +114,7 @@ func write(path string) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := stacks.SeedSQLite(tx); err != nil {
+	if err := stacks.SeedSQLite(tx, size); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {

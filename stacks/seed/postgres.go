@@ -26,7 +26,7 @@ const (
 // its connections, the schema, the same rows as the SQLite seed, the
 // identity past them, then a checkpoint, so a window starts with no seed
 // pages left to write.
-func seedPostgres(ctx context.Context, admin string) error {
+func seedPostgres(ctx context.Context, admin string, size stacks.Size) error {
 	c, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		return err
@@ -72,8 +72,38 @@ func seedPostgres(ctx context.Context, admin string) error {
 		})); err != nil {
 		return fmt.Errorf("bench_events: %w", err)
 	}
-	if _, err := tx.Exec(ctx, "SELECT setval(pg_get_serial_sequence('bench_events', 'id'), (SELECT max(id) FROM bench_events))"); err != nil {
+	users, err := stacks.Users(size.Users)
+	if err != nil {
 		return err
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"users"}, []string{"id", "email", "password_hash", "created_at"},
+		pgx.CopyFromSlice(len(users), func(i int) ([]any, error) {
+			return []any{users[i].ID, users[i].Email, users[i].PasswordHash, users[i].CreatedAt}, nil
+		})); err != nil {
+		return fmt.Errorf("users: %w", err)
+	}
+	orders := stacks.Orders(size)
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"orders"}, []string{"id", "user_id", "email", "status", "total_cents", "currency", "placed_at"},
+		pgx.CopyFromSlice(len(orders), func(i int) ([]any, error) {
+			o := orders[i]
+			return []any{o.ID, o.UserID, o.Email, o.Status, o.TotalCents, o.Currency, o.PlacedAt}, nil
+		})); err != nil {
+		return fmt.Errorf("orders: %w", err)
+	}
+	// One audit row per order, ids in order as SQLite's rowids are.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"audit"}, []string{"id", "order_id", "action", "at"},
+		pgx.CopyFromSlice(len(orders), func(i int) ([]any, error) {
+			return []any{orders[i].ID, orders[i].ID, "placed", orders[i].PlacedAt}, nil
+		})); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	// Every identity past the seed, as SQLite's next rowid is; an empty
+	// table's starts at 1.
+	for _, t := range []string{"bench_events", "users", "sessions", "orders", "jobs", "audit"} {
+		q := fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), COALESCE((SELECT max(id) FROM %s), 0) + 1, false)", t, t)
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return err
@@ -96,13 +126,18 @@ func databaseURL(u, name string) (string, error) {
 	return p.String(), nil
 }
 
-// The checksum query: every seeded column of both tables in id order,
-// read the same way from SQLite and from Postgres, hashed here, so the two
-// databases are shown to hold the same rows.
-const (
-	checksumItems  = "SELECT id, title, body, created_at FROM items ORDER BY id"
-	checksumEvents = "SELECT id, payload, created_at FROM bench_events ORDER BY id"
-)
+// The checksum's tables and columns: every column of every table in id
+// order, each read as text the same way from SQLite and from Postgres and
+// hashed here, so the two databases are shown to hold the same rows.
+var checksumTables = []struct{ name, cols string }{
+	{"items", "id, title, body, created_at"},
+	{"bench_events", "id, payload, created_at"},
+	{"users", "id, email, password_hash, created_at"},
+	{"sessions", "id, token, user_id, created_at, expires_at"},
+	{"orders", "id, user_id, email, status, total_cents, currency, placed_at"},
+	{"jobs", "id, order_id, action, created_at"},
+	{"audit", "id, order_id, action, at"},
+}
 
 // querier is what the checksum needs of either database.
 type querier interface {
@@ -144,27 +179,30 @@ func (p pgQuerier) rows(q string, each func(func(...any) error) error) error {
 	return r.Err()
 }
 
-// checksum is "items N SHA256 bench_events M SHA256" over the rows of q.
+// checksum is "items N SHA256 bench_events M SHA256 ..." over every
+// table's rows.
 func checksum(q querier) (string, error) {
 	var out []string
-	for _, t := range []struct {
-		name, query string
-		cols        int
-	}{{"items", checksumItems, 4}, {"bench_events", checksumEvents, 3}} {
+	for _, t := range checksumTables {
+		cols := strings.Split(t.cols, ", ")
+		casts := make([]string, len(cols))
+		for i, c := range cols {
+			casts[i] = "CAST(" + c + " AS TEXT)"
+		}
+		query := "SELECT " + strings.Join(casts, ", ") + " FROM " + t.name + " ORDER BY id"
 		h := sha256.New()
 		n := 0
-		err := q.rows(t.query, func(scan func(...any) error) error {
-			var id, created int64
-			var a, b string
-			dest := []any{&id, &a, &b, &created}
-			if t.cols == 3 {
-				dest = []any{&id, &a, &created}
+		err := q.rows(query, func(scan func(...any) error) error {
+			vals := make([]string, len(cols))
+			dest := make([]any, len(cols))
+			for i := range vals {
+				dest[i] = &vals[i]
 			}
 			if err := scan(dest...); err != nil {
 				return err
 			}
 			n++
-			fmt.Fprintf(h, "%d\x1f%s\x1f%s\x1f%d\x1e", id, a, b, created)
+			fmt.Fprintf(h, "%s\x1e", strings.Join(vals, "\x1f"))
 			return nil
 		})
 		if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"stacklab/stacks"
+
 	"database/sql"
 	"path/filepath"
 	"testing"
@@ -10,7 +12,7 @@ import (
 // the file open in WAL mode, and leaves the seeded rows as they were.
 func TestTrimDeletesOnlyTheRowsWrittenSinceTheSeed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "app.db")
-	if err := seed(path, false); err != nil {
+	if err := seed(path, false, stacks.DefaultSize); err != nil {
 		t.Fatal(err)
 	}
 	before, err := checksumOf(path)
