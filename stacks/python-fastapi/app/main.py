@@ -20,7 +20,9 @@ from fastapi.responses import JSONResponse, PlainTextResponse  # noqa: E402
 from fastapi.templating import Jinja2Templates  # noqa: E402
 from starlette.concurrency import run_in_threadpool  # noqa: E402
 
+from . import accounts  # noqa: E402
 from .db import connection  # noqa: E402
+from .store_sqlite import SqliteStore  # noqa: E402
 from .settings import SQLITE_READS, UPSTREAM_CLIENT  # noqa: E402
 
 UPSTREAM_URL = os.environ.get("UPSTREAM_URL", "http://127.0.0.1:9090")
@@ -43,14 +45,31 @@ async def lifespan(app: FastAPI):
         from . import pg
 
         app.state.pg = await pg.open_pool(DATABASE_URL)
+        app.state.store = pg.PgStore(app.state.pg)
         try:
-            async with upstream_client(app):
+            async with upstream_client(app), job_worker(app.state.store):
                 yield
         finally:
             await app.state.pg.close()
     else:
-        async with upstream_client(app):
+        app.state.store = SqliteStore()
+        async with upstream_client(app), job_worker(app.state.store):
             yield
+
+
+@asynccontextmanager
+async def job_worker(store):
+    # The background worker (app/accounts.py): one asyncio task per uvicorn
+    # worker process, stopped before the database pool closes.
+    task = asyncio.create_task(accounts.run_worker(store), name="job-worker")
+    try:
+        yield
+    finally:
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
 
 
 @asynccontextmanager
@@ -241,3 +260,5 @@ if DATABASE_URL:
     app.include_router(pg.router(templates))
 else:
     app.include_router(sqlite)
+# The signed-in routes, on either database (app.state.store).
+accounts.install(app, templates)

@@ -84,3 +84,88 @@ def router(templates) -> APIRouter:
         return dict(await request.app.state.pg.fetchrow(SETTINGS))
 
     return r
+
+
+# --- the signed-in routes' database work (app/accounts.py) -----------------
+# Each write is one transaction at the default isolation (read committed);
+# the worker takes its job with FOR UPDATE SKIP LOCKED, so workers in several
+# processes never take the same one (docs/app.md, "On Postgres").
+
+ORDERS = (
+    "SELECT id, email, status, total_cents, currency, placed_at FROM orders "
+    "WHERE user_id = $1 ORDER BY id DESC LIMIT 20"
+)
+TAKE_JOB = (
+    "DELETE FROM jobs WHERE id = (SELECT id FROM jobs ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) "
+    "RETURNING order_id, action"
+)
+
+
+class PgStore:
+    def __init__(self, pool: asyncpg.Pool):
+        self.pool = pool
+
+    async def session_user(self, token: str, now: int) -> dict | None:
+        # Two reads, as on SQLite: the session, then its user.
+        async with self.pool.acquire() as c:
+            user_id = await c.fetchval(
+                "SELECT user_id FROM sessions WHERE token = $1 AND expires_at > $2", token, now
+            )
+            if user_id is None:
+                return None
+            row = await c.fetchrow("SELECT id, email FROM users WHERE id = $1", user_id)
+        return None if row is None else {"id": row["id"], "email": row["email"]}
+
+    async def user_by_email(self, email: str) -> dict | None:
+        row = await self.pool.fetchrow("SELECT id, password_hash FROM users WHERE email = $1", email)
+        return None if row is None else dict(row)
+
+    async def recent_orders(self, user_id: int) -> list[dict]:
+        return [dict(row) for row in await self.pool.fetch(ORDERS, user_id)]
+
+    async def create_session(self, token: str, user_id: int, created: int, expires: int) -> None:
+        await self.pool.execute(
+            "INSERT INTO sessions (token, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
+            token, user_id, created, expires,
+        )
+
+    async def delete_session(self, token: str) -> None:
+        await self.pool.execute("DELETE FROM sessions WHERE token = $1", token)
+
+    async def place_order(self, user_id: int, email: str, cents: int, currency: str, now: int) -> int:
+        async with self.pool.acquire() as c, c.transaction():
+            order_id = await c.fetchval(
+                "INSERT INTO orders (user_id, email, status, total_cents, currency, placed_at) "
+                "VALUES ($1, $2, 'PENDING', $3, $4, $5) RETURNING id",
+                user_id, email, cents, currency, now,
+            )
+            await c.execute(
+                "INSERT INTO jobs (order_id, action, created_at) VALUES ($1, 'placed', $2)", order_id, now
+            )
+        return order_id
+
+    async def cancel_order(self, order_id: int, user_id: int, now: int) -> str:
+        async with self.pool.acquire() as c, c.transaction():
+            status = await c.fetchval(
+                "SELECT status FROM orders WHERE id = $1 AND user_id = $2 FOR UPDATE", order_id, user_id
+            )
+            if status is None:
+                return "missing"
+            if status != "PENDING":
+                return "not-pending"
+            await c.execute("UPDATE orders SET status = 'CANCELLED' WHERE id = $1", order_id)
+            await c.execute(
+                "INSERT INTO jobs (order_id, action, created_at) VALUES ($1, 'cancelled', $2)", order_id, now
+            )
+        return "cancelled"
+
+    async def work_one(self, now_ms) -> bool:
+        async with self.pool.acquire() as c, c.transaction():
+            job = await c.fetchrow(TAKE_JOB)
+            if job is None:
+                return False
+            await c.execute(
+                "INSERT INTO audit (order_id, action, at) VALUES ($1, $2, $3)",
+                job["order_id"], job["action"], now_ms(),
+            )
+        return True
