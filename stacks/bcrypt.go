@@ -50,3 +50,17 @@ func bcryptHash(password string, salt [16]byte) (string, error) {
 	}
 	return C.GoString(out), nil
 }
+
+// CheckPassword says whether password matches hash, a crypt string such as
+// the seed's: crypt_rn with the hash as its setting gives the hash back.
+// For the lab's own tests (a fixture stack), not for the stacks.
+func CheckPassword(password, hash string) bool {
+	cs := C.CString(hash)
+	defer C.free(unsafe.Pointer(cs))
+	pw := C.CString(password)
+	defer C.free(unsafe.Pointer(pw))
+	data := C.calloc(1, C.sizeof_struct_crypt_data)
+	defer C.free(data)
+	out := C.crypt_rn(pw, cs, data, C.sizeof_struct_crypt_data)
+	return out != nil && C.GoString(out) == hash
+}

@@ -52,10 +52,11 @@ CREATE TABLE audit (
 -- The app's login role reads items and reads and appends bench_events.
 GRANT SELECT ON items TO app;
 GRANT SELECT, INSERT ON bench_events TO app;
--- Signed in: it reads users, keeps sessions, places and cancels orders,
+-- Signed in: it reads users, keeps sessions (verify expires one: UPDATE),
+-- places and cancels orders,
 -- queues jobs and its worker drains them into audit.
 GRANT SELECT ON users TO app;
-GRANT SELECT, INSERT, DELETE ON sessions TO app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON sessions TO app;
 GRANT SELECT, INSERT, UPDATE ON orders TO app;
 GRANT SELECT, INSERT, DELETE ON jobs TO app;
 GRANT SELECT, INSERT ON audit TO app;

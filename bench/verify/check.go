@@ -107,6 +107,13 @@ type checker struct {
 	// settings than APP.md's.
 	connections int
 	wrong       []string
+	// The signed-in checks' state: user 1's browser (nil once signed out
+	// or when sign-in failed), the orders it placed and cancelled, and the
+	// seed's order count (orders past it were placed by verify).
+	user1      *browser
+	placed     []int64
+	cancelled  []int64
+	seedOrders int64
 }
 
 func newChecker(cfg config) *checker {
@@ -146,6 +153,14 @@ func (c *checker) verify() ([]result, *snapshot) {
 	} else {
 		c.run("upstream", c.checkUpstream)
 	}
+	c.run("sign-in", c.checkSignIn)
+	c.run("sign-in-refusals", c.checkSignInRefusals)
+	c.run("account", c.checkAccount)
+	c.run("orders", c.checkOrders)
+	c.run("cancel", c.checkCancel)
+	c.run("signed-in-methods", c.checkSignedInMethods)
+	c.run("job", c.checkJob)
+	c.run("sign-out", c.checkSignOut)
 	if err != nil {
 		c.results = append(c.results, result{Stack: cfg.Stack, Check: "snapshot", Expected: "every parity request answered", Got: err.Error()})
 	}
@@ -171,6 +186,8 @@ type answer struct {
 	body         []byte
 	framed       bool // Content-Length or chunked
 	elapsed      time.Duration
+	cookies      []*http.Cookie // Set-Cookie, parsed (a browser's requests)
+	location     string         // a redirect's target as a path (a browser's requests)
 }
 
 func (a *answer) String() string { return a.method + " " + a.path }

@@ -53,6 +53,11 @@ func (c *checker) snapshot() (*snapshot, error) {
 		}
 		s.Exchanges = append(s.Exchanges, exchange{Name: r[0] + " " + r[1], Answer: normalise(a)})
 	}
+	signedIn, err := c.signedInExchanges()
+	if err != nil {
+		return nil, err
+	}
+	s.Exchanges = append(s.Exchanges, signedIn...)
 	return s, nil
 }
 

@@ -64,18 +64,10 @@ func seedDB(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(stacks.Schema); err != nil {
+	// A small seed: three users, enough orders for /account's 20 and a
+	// PENDING one of another user's.
+	if err := stacks.SeedSQLite(tx, stacks.Size{Users: 3, OrdersPerUser: 30}); err != nil {
 		t.Fatal(err)
-	}
-	for _, it := range stacks.Items() {
-		if _, err := tx.Exec("INSERT INTO items VALUES (?, ?, ?, ?)", it.ID, it.Title, it.Body, it.CreatedAt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, e := range stacks.Events() {
-		if _, err := tx.Exec("INSERT INTO bench_events VALUES (?, ?, ?)", e.ID, e.Payload, e.CreatedAt); err != nil {
-			t.Fatal(err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
@@ -91,6 +83,7 @@ type fixture struct {
 	http       *http.Client
 	startCount int64
 	fakeIDs    atomic.Int64
+	stopWorker chan struct{}
 }
 
 func startFixture(t *testing.T, fault, upstream string) (baseURL, dbPath string) {
@@ -124,6 +117,9 @@ func startFixture(t *testing.T, fault, upstream string) (baseURL, dbPath string)
 	}
 	srv := httptest.NewServer(f.routes())
 	t.Cleanup(func() {
+		if f.stopWorker != nil {
+			close(f.stopWorker)
+		}
 		srv.Close()
 		f.http.CloseIdleConnections()
 		db.Close()
@@ -155,10 +151,11 @@ func (f *fixture) routes() http.Handler {
 	route("GET", "/bench/read", f.read)
 	route("GET", "/bench/pragmas", f.pragmas)
 	known := []string{"/up", "/json", "/items", "/page", "/bench/upstream", "/bench/write", "/bench/read", "/bench/pragmas"}
+	signedIn := f.signedInRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		// A catch-all pattern also catches a known path with another
 		// method: without this, ServeMux answers those 404.
-		if f.fault != "wrong-method-404" && slices.Contains(known, r.URL.Path) {
+		if (f.fault != "wrong-method-404" && slices.Contains(known, r.URL.Path)) || slices.Contains(signedIn, r.URL.Path) || cancelPath.MatchString(r.URL.Path) {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
@@ -438,8 +435,8 @@ func TestCorrectStackPasses(t *testing.T) {
 			if f := failed(results); len(f) != 0 {
 				t.Fatalf("a correct stack failed %v:\n%s", f, report("fixture", results, 4))
 			}
-			if len(results) != 10 || snap == nil {
-				t.Fatalf("want 10 checks and a snapshot, got %d and %v", len(results), snap)
+			if len(results) != 18 || snap == nil {
+				t.Fatalf("want 18 checks and a snapshot, got %d and %v", len(results), snap)
 			}
 		})
 	}
@@ -447,7 +444,12 @@ func TestCorrectStackPasses(t *testing.T) {
 
 func TestUpstreamSkippedWithoutURL(t *testing.T) {
 	results, _ := runVerify(t, "", "")
-	r := results[len(results)-1]
+	var r result
+	for _, x := range results {
+		if x.Check == "upstream" {
+			r = x
+		}
+	}
 	if r.Check != "upstream" || !r.Skipped || !r.OK {
 		t.Fatalf("want the upstream check skipped, got %+v", r)
 	}
@@ -491,7 +493,12 @@ func TestEachFaultFailsItsCheck(t *testing.T) {
 				up = mockUpstream(t)
 			}
 			results, _ := runVerify(t, tc.fault, up)
-			if f := failed(results); !slices.Equal(f, []string{tc.check}) {
+			f := failed(results)
+			if tc.fault == "writes-to-another-file" {
+				// The signed-in checks read the same other file: they fail too.
+				f = slices.DeleteFunc(f, func(c string) bool { return c != "writes" })
+			}
+			if !slices.Equal(f, []string{tc.check}) {
 				t.Fatalf("want only %q to fail, failed: %v\n%s", tc.check, f, report("fixture", results, 4))
 			}
 			for _, r := range results {
@@ -566,9 +573,11 @@ func TestParitySnapshots(t *testing.T) {
 	if string(snaps[0].encode()) != string(a.encode()) {
 		t.Fatalf("a snapshot does not read back as written:\n%s\n%s", snaps[0].encode(), a.encode())
 	}
-	// every GET route, 3 404s, 8 405s, two writes each read back, /items again
-	if n := len(a.Exchanges); n != 6+3+8+5 {
-		t.Fatalf("want 22 answers in the snapshot, got %d:\n%s", n, a.encode())
+	// every GET route, 3 404s, 8 405s, two writes each read back, /items
+	// again; then the signed-in requests (signedInExchanges): 11 before the
+	// cancel, 3 cancels, 4 wrong methods, the sign-out and 2 signed out
+	if n := len(a.Exchanges); n != 6+3+8+5+11+3+4+3 {
+		t.Fatalf("want 43 answers in the snapshot, got %d:\n%s", n, a.encode())
 	}
 	if p := compareSnapshots(snaps[:2]); p.mismatched != 0 || p.identical != len(a.Exchanges) {
 		t.Fatalf("two correct stacks after the same requests differ: %+v", p)
@@ -581,7 +590,7 @@ func TestParitySnapshots(t *testing.T) {
 	if !strings.Contains(p.first, `fixture- answered {"status":200,"type":"application/json","body":{"message":"Hello, World!"}}; fixture-json-missing-key answered {"status":200,"type":"application/json","body":{}}`) {
 		t.Fatalf("the first difference should show both answers in full, got %q", p.first)
 	}
-	if line := parityLine(snaps, p); !strings.HasPrefix(line, "parity: 43 identical, 1 mismatched (22 answers of each of 2 other stacks against fixture-'s") {
+	if line := parityLine(snaps, p); !strings.HasPrefix(line, "parity: 85 identical, 1 mismatched (43 answers of each of 2 other stacks against fixture-'s") {
 		t.Fatalf("got %q", line)
 	}
 
@@ -653,7 +662,7 @@ func TestCollect(t *testing.T) {
 	}
 	h := rec.Header()
 	if !strings.HasPrefix(h, "verify: 1/2 PASS (fixture-json-missing-key FAIL in run 1: json: expected GET /json:") ||
-		!strings.Contains(h, "parity: 21 identical, 1 mismatched; first: run 1: fixture-json-missing-key differs from fixture- at GET /json.body") {
+		!strings.Contains(h, "parity: 42 identical, 1 mismatched; first: run 1: fixture-json-missing-key differs from fixture- at GET /json.body") {
 		t.Fatalf("got %q", h)
 	}
 }
