@@ -32,7 +32,37 @@ enum job {
 	JOB_WRITE,
 	JOB_PRAGMAS,
 	JOB_UPSTREAM,
+	/* The signed-in routes (web.c); GET /sign_in never leaves the I/O
+	 * thread. SIGN_IN (the user and bcrypt) and ACCOUNT go to the
+	 * readers; SIGN_IN_SESSION (the sessions row, after a match), ORDER,
+	 * CANCEL and SIGN_OUT to the writer. */
+	JOB_SIGN_IN_FORM,
+	JOB_SIGN_IN,
+	JOB_SIGN_IN_SESSION,
+	JOB_ACCOUNT,
+	JOB_ORDER,
+	JOB_CANCEL,
+	JOB_SIGN_OUT,
 };
+
+/* The form fields the signed-in routes read (web.c). */
+enum field { F_CSRF, F_EMAIL, F_PASSWORD, F_AMOUNT, F_CURRENCY, NFIELDS };
+
+/* form: each field's first value, url-decoded and NUL-terminated; p NULL
+ * when the field was absent. len counts every decoded byte, so a value
+ * with a NUL inside (%00) is told apart (len != strlen). */
+struct form {
+	struct {
+		char *p;
+		size_t len;
+	} f[NFIELDS];
+};
+
+#define FORM_MAX 8192        /* the largest body a form route reads (else 413) */
+#define SESSION_TOKEN_MAX 64 /* the longest lab_session cookie looked up */
+#define CLIENT_ID_LEN 22     /* the lab_csrf cookie: 16 random bytes, base64url */
+#define CSRF_TOKEN_LEN 43    /* HMAC-SHA256, base64url without padding */
+#define COOKIE_MAX 192
 
 /* request: one HTTP request that waits, suspended, for a worker. The I/O
  * thread fills conn and job, suspends the connection and queues it; the
@@ -42,12 +72,29 @@ struct request {
 	struct MHD_Connection *conn;
 	enum job job;
 	bool dispatched;
+	bool suspended; /* handed off: its finish resumes the connection */
 	atomic_bool done;
 	unsigned status;
 	const char *content_type;
 	struct buf body;
 	struct request *next;
 	size_t slot; /* upstream.c's index of the transfer */
+
+	/* The signed-in routes: what the I/O thread read off the request
+	 * (web_begin, web_ready), since a worker never calls MHD on it. */
+	struct buf in;     /* the body, at most FORM_MAX bytes */
+	bool in_too_big;   /* it had more: 413 */
+	bool form_encoded; /* Content-Type application/x-www-form-urlencoded */
+	bool want_json;    /* Accept: application/json */
+	struct form form;
+	char session[SESSION_TOKEN_MAX + 1]; /* the lab_session cookie; "" if none or malformed */
+	char csrf[CSRF_TOKEN_LEN + 1];       /* the token this client's forms carry */
+	long long order_id;                  /* cancel: the {id}; 0 if not a positive integer */
+	long long user_id;                   /* sign-in: the user whose password matched */
+	/* Extra headers of the answer. */
+	char cookies[2][COOKIE_MAX];
+	int ncookies;
+	const char *location; /* a 303's Location */
 };
 
 /* finish: the worker's last touch of r (it resumes r's connection). */
@@ -89,5 +136,52 @@ struct upstream *upstream_start(const char *url, char *err, size_t errlen);
 bool upstream_submit(struct upstream *u, struct request *r);
 void upstream_stop(struct upstream *u); /* calls in flight answered, thread joined */
 void upstream_free(struct upstream *u); /* after the HTTP daemon has stopped */
+
+/* web.c: the signed-in routes' parts that touch no database: the form
+ * parser, the checks of a field, the CSRF token, the pages and the JSON. */
+bool web_init(char *err, size_t errlen); /* the HMAC secret, the dummy hash */
+void web_begin(struct request *r, struct MHD_Connection *conn); /* headers, on the first call */
+void web_body(struct request *r, const char *data, size_t n);  /* a piece of the body */
+/* web_ready: on the I/O thread, the body read. true: r holds its answer
+ * (GET /sign_in, a 403, a 400, a 413); false: hand r to a database pool. */
+bool web_ready(struct request *r);
+void web_free(struct request *r);
+
+bool form_parse(struct form *f, const char *body, size_t n); /* false: malformed */
+void form_free(struct form *f);
+bool valid_utf8(const char *s, size_t n);
+bool valid_email(const char *s, size_t n);
+bool valid_currency(const char *s, size_t n);
+long long parse_amount(const char *s, size_t n); /* minor units, or -1 if invalid */
+void buf_amount(struct buf *b, long long cents);  /* 14990 -> 149.90 */
+size_t base64url(char *out, const unsigned char *in, size_t n); /* out: 4n/3+1 bytes */
+bool random_bytes(unsigned char *p, size_t n);                    /* getrandom(2) */
+bool new_session_token(char out[SESSION_TOKEN_MAX + 1]);            /* 32 random bytes */
+long long now_ms(void);
+
+/* password_check: bcrypt through libxcrypt's crypt_rn, the result
+ * compared with hash in constant time. hash NULL (no such user): the
+ * dummy hash instead, so the answer takes as long; false. */
+bool password_check(const char *password, size_t len, const char *hash);
+
+/* The answers the pools build. Each sets r's status, body, headers and
+ * finishes r (resuming its connection). */
+void answer_redirect(struct request *r, const char *location);   /* 303 */
+void answer_text(struct request *r, unsigned status, const char *text);
+void answer_sign_in_failed(struct request *r);                     /* 422 */
+void answer_signed_in(struct request *r, const char *token);     /* 303, cookie */
+void answer_signed_out(struct request *r);                        /* 303, cookie expired */
+void answer_not_signed_in(struct request *r);                     /* 303 or JSON 401 */
+
+/* The account page, in pieces: head (h1, the list opens), one order each,
+ * tail (the list closes, the error, the forms). error_field: NULL, or the
+ * field of a 422, whose form keeps the values sent. JSON likewise. */
+void account_head(struct request *r, long long uid, const char *email);
+void account_order(struct request *r, int i, long long id, const char *email, const char *status,
+		   long long cents, const char *currency, long long placed_at);
+void account_finish(struct request *r, const char *error_field);
+/* order_error: the first invalid field of email, amount, currency (NULL
+ * if none), and the amount in minor units. */
+const char *order_error(const struct form *f, long long *cents);
 
 #endif

@@ -29,34 +29,50 @@ static atomic_bool draining;  /* after SIGTERM: every answer closes its connecti
 
 /* Each fixed answer twice: as it is, and with Connection: close for the
  * drain after SIGTERM. */
-static struct MHD_Response *resp_up[2], *resp_json[2], *resp_404[2], *resp_405_get[2], *resp_405_post[2];
+static struct MHD_Response *resp_up[2], *resp_json[2], *resp_404[2], *resp_405_get[2], *resp_405_post[2],
+	*resp_405_both[2];
+
+enum { FIX_UP, FIX_JSON, FIX_404, FIX_405_GET, FIX_405_POST, FIX_405_BOTH, NFIXED };
+
+/* What a method of a route does: an enum job handed off (or, for the
+ * signed-in routes, maybe answered by web.c on the I/O thread), a FIXED()
+ * answer, or NONE: 405. */
+#define FIXED(f) (1000 + (f))
+#define NONE (-1)
 
 struct route {
 	const char *path;
-	bool post; /* POST, else GET (and HEAD) */
-	int job;   /* enum job handed off, when fixed is -1 */
-	int fixed; /* a FIX_ answer, or -1 */
+	int get; /* GET and HEAD */
+	int post;
 };
-
-enum { FIX_UP, FIX_JSON, FIX_404, FIX_405_GET, FIX_405_POST, NFIXED };
 
 static const struct route routes[] = {
-	{"/up", false, 0, FIX_UP},
-	{"/json", false, 0, FIX_JSON},
-	{"/items", false, JOB_ITEMS, -1},
-	{"/page", false, JOB_PAGE, -1},
-	{"/bench/upstream", false, JOB_UPSTREAM, -1},
-	{"/bench/write", true, JOB_WRITE, -1},
-	{"/bench/read", false, JOB_READ, -1},
-	{"/bench/pragmas", false, JOB_PRAGMAS, -1},
+	{"/up", FIXED(FIX_UP), NONE},
+	{"/json", FIXED(FIX_JSON), NONE},
+	{"/items", JOB_ITEMS, NONE},
+	{"/page", JOB_PAGE, NONE},
+	{"/bench/upstream", JOB_UPSTREAM, NONE},
+	{"/bench/write", NONE, JOB_WRITE},
+	{"/bench/read", JOB_READ, NONE},
+	{"/bench/pragmas", JOB_PRAGMAS, NONE},
+	{"/sign_in", JOB_SIGN_IN_FORM, JOB_SIGN_IN},
+	{"/sign_out", NONE, JOB_SIGN_OUT},
+	{"/account", JOB_ACCOUNT, NONE},
+	{"/orders", NONE, JOB_ORDER},
 };
+/* /orders/{id}/cancel, matched apart: any {id} without a '/'. */
+static const struct route cancel_route = {"/orders/{id}/cancel", NONE, JOB_CANCEL};
+
+static bool signed_in_job(int job) { return job >= JOB_SIGN_IN_FORM && job <= JOB_SIGN_OUT; }
 
 void request_finish(struct request *r, unsigned status, const char *content_type)
 {
 	r->status = status;
 	r->content_type = content_type;
 	atomic_store(&r->done, true);
-	MHD_resume_connection(r->conn);
+	/* Not suspended: web.c answered on the I/O thread, which queues it. */
+	if (r->suspended)
+		MHD_resume_connection(r->conn);
 }
 
 void request_fail(struct request *r, unsigned status, const char *msg)
@@ -90,6 +106,7 @@ static const struct fixed_answer fixed_answers[NFIXED] = {
 	[FIX_404] = {MHD_HTTP_NOT_FOUND, resp_404},
 	[FIX_405_GET] = {MHD_HTTP_METHOD_NOT_ALLOWED, resp_405_get},
 	[FIX_405_POST] = {MHD_HTTP_METHOD_NOT_ALLOWED, resp_405_post},
+	[FIX_405_BOTH] = {MHD_HTTP_METHOD_NOT_ALLOWED, resp_405_both},
 };
 
 static const struct fixed_answer *as_fixed(void *ctx)
@@ -100,35 +117,87 @@ static const struct fixed_answer *as_fixed(void *ctx)
 
 /* first_call: route the request; *ctx becomes a fixed answer or a
  * struct request to hand off. */
+/* cancel_id: the {id} of /orders/{id}/cancel, or 0 if it is not a
+ * positive integer (answered 404 once the token and session pass); -1 if
+ * the path is not of that shape. */
+static long long cancel_id(const char *url)
+{
+	static const char pre[] = "/orders/", post[] = "/cancel";
+	size_t n = strlen(url);
+	if (n <= sizeof pre - 1 + sizeof post - 1 || strncmp(url, pre, sizeof pre - 1) != 0 ||
+	    strcmp(url + n - (sizeof post - 1), post) != 0)
+		return -1;
+	const char *id = url + sizeof pre - 1, *end = url + n - (sizeof post - 1);
+	if (memchr(id, '/', (size_t)(end - id)))
+		return -1;
+	long long v = 0;
+	for (const char *p = id; p < end; p++) {
+		if (*p < '0' || *p > '9' || v > (LLONG_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (*p - '0');
+	}
+	return v;
+}
+
 static enum MHD_Result first_call(struct MHD_Connection *conn, const char *url, const char *method, void **ctx)
 {
 	const struct route *rt = NULL;
+	long long order_id = 0;
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
 		if (strcmp(url, routes[i].path) == 0) {
 			rt = &routes[i];
 			break;
 		}
+	if (!rt && (order_id = cancel_id(url)) >= 0)
+		rt = &cancel_route;
 	if (!rt) {
 		*ctx = (void *)&fixed_answers[FIX_404];
 		return MHD_YES;
 	}
-	bool ok = rt->post ? strcmp(method, "POST") == 0 : strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-	if (!ok) {
-		*ctx = (void *)&fixed_answers[rt->post ? FIX_405_POST : FIX_405_GET];
+	int what = strcmp(method, "POST") == 0 ? rt->post
+		: strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0 ? rt->get
+		: NONE;
+	if (what == NONE) {
+		int f = rt->get == NONE ? FIX_405_POST : rt->post == NONE ? FIX_405_GET : FIX_405_BOTH;
+		*ctx = (void *)&fixed_answers[f];
 		return MHD_YES;
 	}
-	if (rt->fixed >= 0) {
-		*ctx = (void *)&fixed_answers[rt->fixed];
+	if (what >= FIXED(0)) {
+		*ctx = (void *)&fixed_answers[what - FIXED(0)];
 		return MHD_YES;
 	}
 	struct request *r = calloc(1, sizeof *r);
 	if (!r)
 		return MHD_NO;
 	r->conn = conn;
-	r->job = (enum job)rt->job;
+	r->job = (enum job)what;
+	if (signed_in_job(what)) {
+		r->order_id = order_id;
+		web_begin(r, conn);
+	}
 	*ctx = r;
 	atomic_fetch_add(&inflight, 1);
 	return MHD_YES;
+}
+
+/* answer: queue r's answer, its headers with it. */
+static enum MHD_Result answer(struct MHD_Connection *conn, struct request *r)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(r->body.len, r->body.p, MHD_RESPMEM_MUST_FREE);
+	if (!resp)
+		return MHD_NO;
+	r->body.p = NULL; /* MHD frees it */
+	r->body.len = r->body.cap = 0;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+	if (r->location)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
+	for (int i = 0; i < r->ncookies; i++)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_SET_COOKIE, r->cookies[i]);
+	if (atomic_load(&draining))
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	enum MHD_Result ret = MHD_queue_response(conn, r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -139,17 +208,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_data;
 	if (!*ctx)
 		return first_call(conn, url, method, ctx);
-	if (*upload_data_size) { /* a body nobody reads: discarded */
+	const struct fixed_answer *f = as_fixed(*ctx);
+	struct request *r = f ? NULL : *ctx;
+	if (*upload_data_size) { /* a form route's body is kept (bounded); any other discarded */
+		if (r && signed_in_job(r->job) && !r->dispatched)
+			web_body(r, upload_data, *upload_data_size);
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	const struct fixed_answer *f = as_fixed(*ctx);
 	if (f)
 		return MHD_queue_response(conn, f->status, f->resp[atomic_load(&draining)]);
-	struct request *r = *ctx;
 	if (!r->dispatched) {
 		r->dispatched = true;
+		if (signed_in_job(r->job) && web_ready(r))
+			return answer(conn, r);
 		/* Suspend first: a worker may resume it as soon as it is queued. */
+		r->suspended = true;
 		MHD_suspend_connection(conn);
 		if (!submit(r))
 			request_fail(r, MHD_HTTP_SERVICE_UNAVAILABLE, "server shutting down");
@@ -157,17 +231,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	if (!atomic_load(&r->done))
 		return MHD_YES;
-	struct MHD_Response *resp = MHD_create_response_from_buffer(r->body.len, r->body.p, MHD_RESPMEM_MUST_FREE);
-	if (!resp)
-		return MHD_NO;
-	r->body.p = NULL; /* MHD frees it */
-	r->body.len = r->body.cap = 0;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
-	if (atomic_load(&draining))
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	enum MHD_Result ret = MHD_queue_response(conn, r->status, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return answer(conn, r);
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **ctx, enum MHD_RequestTerminationCode toe)
@@ -179,6 +243,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **ctx, enum M
 	if (!r || as_fixed(r))
 		return;
 	buf_free(&r->body);
+	web_free(r);
 	free(r);
 	*ctx = NULL;
 	atomic_fetch_sub(&inflight, 1);
@@ -290,8 +355,11 @@ int main(void)
 	fixed(resp_404, "404 page not found\n", "text/plain; charset=utf-8", NULL);
 	fixed(resp_405_get, "Method Not Allowed\n", "text/plain; charset=utf-8", "GET, HEAD");
 	fixed(resp_405_post, "Method Not Allowed\n", "text/plain; charset=utf-8", "POST");
+	fixed(resp_405_both, "Method Not Allowed\n", "text/plain; charset=utf-8", "GET, HEAD, POST");
 
 	char err[512];
+	if (!web_init(err, sizeof err))
+		die("%s", err);
 	if (*db_url) {
 		pg = pg_pool_start(db_url, pool, err, sizeof err);
 		if (!pg)

@@ -21,6 +21,8 @@ static void grow(struct buf *b, size_t need)
 
 void buf_put(struct buf *b, const char *s, size_t n)
 {
+	if (!n) /* memcpy with a NULL b->p is undefined even for 0 bytes (UBSan) */
+		return;
 	grow(b, n);
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
