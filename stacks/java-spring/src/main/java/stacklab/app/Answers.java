@@ -66,4 +66,23 @@ final class Answers {
             @JsonProperty("foreign_keys") long foreignKeys,
             String connection) {
     }
+
+    /** An orders row; in JSON as APP.md's /account twin lists it. */
+    @JsonPropertyOrder({"id", "email", "status", "total_cents", "currency", "placed_at"})
+    record Order(long id, String email, String status, @JsonProperty("total_cents") long totalCents,
+            String currency, @JsonProperty("placed_at") long placedAt) {
+
+        /** The total as major units with exactly two decimals: 14990 is 149.90, 5 is 0.05. */
+        public String amount() {
+            return Money.format(totalCents);
+        }
+    }
+
+    @JsonPropertyOrder({"id", "email"})
+    record User(long id, String email) {
+    }
+
+    @JsonPropertyOrder({"user", "orders", "csrf_token"})
+    record Account(User user, List<Order> orders, @JsonProperty("csrf_token") String csrfToken) {
+    }
 }

@@ -5,12 +5,16 @@ import java.util.Map;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * The lab app (shared/design/APP.md) on Spring Boot: Spring MVC on Tomcat,
- * JdbcTemplate over HikariCP and sqlite-jdbc, Thymeleaf for /page.
+ * JdbcTemplate over HikariCP and sqlite-jdbc, Thymeleaf for the pages,
+ * Spring Security for the signed-in routes, Spring's scheduling for the
+ * job worker.
  */
 @SpringBootApplication
+@EnableScheduling
 public class Application {
 
     public static void main(String[] args) {
