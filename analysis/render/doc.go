@@ -6,6 +6,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"stacklab/analysis/steady"
 	"strings"
 
@@ -320,10 +321,13 @@ func find(sec summary.Section, name string) *summary.CaseTable {
 }
 
 func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
-	write, little, wire, gap := false, hasLittle(ct), false, false
+	write, little, wire, gap, jobs := false, hasLittle(ct), false, false, false
 	for _, r := range ct.Rows {
 		if len(r.RowsCheck) > 0 {
 			write = true
+		}
+		if len(r.JobPace) > 0 {
+			jobs = true
 		}
 		if r.BytesPerAnswer != nil {
 			wire = true
@@ -375,6 +379,9 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 	if write {
 		col("rows = 2xx", false)
 	}
+	if jobs {
+		col("job pace", false)
+	}
 	rows := append(append([]summary.Row{}, ct.Ceilings...), ct.Rows...)
 	for i, r := range rows {
 		isCeiling := i < len(ct.Ceilings)
@@ -410,6 +417,9 @@ func caseTable(s *summary.Summary, ct *summary.CaseTable) block {
 		row = append(row, cellGenerator(r.Generator))
 		if write {
 			row = append(row, cellRows(r.RowsCheck))
+		}
+		if jobs {
+			row = append(row, cellJobs(r.JobPace))
 		}
 		t.rows = append(t.rows, row)
 	}
@@ -702,6 +712,27 @@ func cellGenerator(g summary.GeneratorUse) string {
 		return "SATURATED run " + strings.Join(runs, ",")
 	}
 	return "ok, ≤" + units.Percent(g.MaxShare)
+}
+
+// cellJobs is the worker's pace: audit rows a second over the window and
+// the time after it, the median of the runs (their range with more than
+// one), and the most jobs any run left queued.
+func cellJobs(jp []summary.JobPace) string {
+	if len(jp) == 0 {
+		return "—"
+	}
+	var rates []float64
+	var backlog int64
+	for _, j := range jp {
+		rates = append(rates, j.PerSec)
+		backlog = max(backlog, j.Backlog)
+	}
+	slices.Sort(rates)
+	cell := units.Sig(rates[len(rates)/2]) + "/s"
+	if len(rates) > 1 {
+		cell += fmt.Sprintf(" (%s–%s)", units.Sig(rates[0]), units.Sig(rates[len(rates)-1]))
+	}
+	return fmt.Sprintf("%s, backlog %s after %g s", cell, units.Group(backlog), jp[0].AfterS)
 }
 
 func cellRows(rc []summary.RowsCheck) string {

@@ -110,6 +110,7 @@ type Window struct {
 	// (<case>.nosampler.json), once per run: what watching costs.
 	NoSampler *oha.Result
 	Rows      *Rows    // <case>.rows.json, write cases
+	Jobs      *Jobs    // <case>.jobs.json, a case whose job pace is measured
 	Loadgen   *Loadgen // <case>.loadgen.json
 	// Sampler is the cgroup sampler's own CPU time during the window
 	// (<case>.sampler.json, same format; absent in older folders).
@@ -171,6 +172,19 @@ type Rows struct {
 	Before int64 `json:"before"`
 	After  int64 `json:"after"`
 }
+
+// Jobs is a window's job pace (docs/app.md, "The background worker"): the
+// audit rows the app's worker wrote from the window's start to AfterS
+// seconds after its end, and the jobs still queued then.
+type Jobs struct {
+	Done    int64   `json:"done"`
+	Backlog int64   `json:"backlog"`
+	WindowS float64 `json:"window_s"`
+	AfterS  float64 `json:"after_s"`
+}
+
+// PerSec is the worker's pace over the window and the time after it.
+func (j Jobs) PerSec() float64 { return float64(j.Done) / (j.WindowS + j.AfterS) }
 
 // Loadgen is the load generator's CPU use during the window.
 type Loadgen struct {
@@ -485,6 +499,16 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 		return nil, err
 	} else if ok {
 		w.Rows = rows
+	}
+	jobs := &Jobs{}
+	if ok, err := optionalJSON(dir, base+".jobs.json", jobs); err != nil {
+		return nil, err
+	} else if ok {
+		if jobs.Done < 0 || jobs.Backlog < 0 || jobs.WindowS <= 0 || jobs.AfterS < 0 {
+			p := filepath.Join(dir, base+".jobs.json")
+			return nil, &Error{Path: p, Msg: "done and backlog must be counts, window_s above 0"}
+		}
+		w.Jobs = jobs
 	}
 	lg := &Loadgen{}
 	if ok, err := optionalJSON(dir, base+".loadgen.json", lg); err != nil {

@@ -108,7 +108,7 @@ func newRampCase(c *Case, cs caseShape, defErrors string) (*Case, error) {
 		{"content_type", cs.ContentType != ""}, {"headers", len(cs.Headers) > 0},
 		{"connections", cs.Connections != nil}, {"rate", cs.Rate != nil}, {"fresh_db", cs.FreshDB},
 		{"rows", cs.Rows != ""}, {"upstream_delay_ms", cs.UpstreamDelayMs != 0}, {"ceiling", cs.Ceiling},
-		{"alone", cs.Alone != ""}, {"companion", cs.Companion != nil}, {"check", cs.Check != nil},
+		{"alone", cs.Alone != ""}, {"companion", cs.Companion != nil}, {"check", cs.Check != nil}, {"session", cs.Session != nil}, {"job_pace", cs.JobPace},
 	} {
 		if k.set {
 			return nil, bad(k.key, "not with [case.ramp]: a capacity case takes its requests and rates from [[case.mix]] and the ramp")

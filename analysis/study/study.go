@@ -129,6 +129,13 @@ type Case struct {
 	Alone     string
 	Companion *Companion
 	Check     *Check
+	// Session signs the load in through the app before the window
+	// (docs/app.md, "Signed-in routes"; nil: anonymous requests).
+	Session *Session
+	// JobPace measures the app's worker (docs/app.md): the audit rows it
+	// wrote from the window's start to JobPaceAfterS after its end, and the
+	// jobs left then.
+	JobPace bool
 	// Ramp and Mix make the case a capacity ramp (ramp.go): an open-loop
 	// request mix whose rate the bench steps up until p99 passes a target.
 	Ramp *Ramp
@@ -145,6 +152,26 @@ type Companion struct {
 	Connections int
 	Rate        float64
 }
+
+// Session is how a case's load signs in: before the window the lab's
+// browser GETs /sign_in and, with SignIn, posts the form with these
+// credentials; every request then carries its cookies as one Cookie
+// header, and {csrf_token} in the body becomes the form's token. Per is
+// "row": one session for the row's whole window (oha sends one header to
+// every connection).
+type Session struct {
+	Email    string
+	Password string
+	SignIn   bool
+	Per      string
+}
+
+// JobPaceAfterS is how long after a window the job pace keeps counting
+// (the twin report's 10 s).
+const JobPaceAfterS = 10
+
+// TokenPlaceholder is what a body writes where the form's CSRF token goes.
+const TokenPlaceholder = "{csrf_token}"
 
 // Check is a response check made once per stack before measuring, as the
 // APP.md verifier does for the lab's own stacks.
@@ -385,8 +412,17 @@ type caseShape struct {
 	Alone           string          `toml:"alone"`
 	Companion       *companionShape `toml:"companion"`
 	Check           *checkShape     `toml:"check"`
+	Session         *sessionShape   `toml:"session"`
+	JobPace         bool            `toml:"job_pace"`
 	Ramp            *rampShape      `toml:"ramp"`
 	Mix             []mixShape      `toml:"mix"`
+}
+
+type sessionShape struct {
+	Email    string `toml:"email"`
+	Password string `toml:"password"`
+	SignIn   *bool  `toml:"sign_in"`
+	Per      string `toml:"per"`
 }
 
 type companionShape struct {
@@ -614,7 +650,8 @@ func newCase(cs caseShape, defConns []int, defErrors string) (*Case, error) {
 	bad := func(key, format string, a ...any) error { return &Error{Key: key, Msg: fmt.Sprintf(format, a...)} }
 	c := &Case{Name: cs.Name, Method: strings.ToUpper(cs.Method), Path: cs.Path, Body: cs.Body,
 		ContentType: cs.ContentType, Headers: cs.Headers, FreshDB: cs.FreshDB, Rows: cs.Rows,
-		Status: cs.Status, Errors: cs.Errors, UpstreamDelayMs: cs.UpstreamDelayMs, Ceiling: cs.Ceiling, Alone: cs.Alone}
+		Status: cs.Status, Errors: cs.Errors, UpstreamDelayMs: cs.UpstreamDelayMs, Ceiling: cs.Ceiling, Alone: cs.Alone,
+		JobPace: cs.JobPace}
 	if c.Name == "" {
 		return nil, bad("name", "missing (every case needs a name)")
 	}
@@ -691,6 +728,9 @@ func newCase(cs caseShape, defConns []int, defErrors string) (*Case, error) {
 			return nil, bad("companion.rate", "want a rate above 0 in req/s (or leave it out)")
 		}
 	}
+	if err := newSession(c, cs.Session); err != nil {
+		return nil, err
+	}
 	if cs.Check != nil {
 		c.Check = &Check{Status: cs.Check.Status, ContentType: cs.Check.ContentType, BodyContains: cs.Check.BodyContains}
 		if c.Check.Status == 0 {
@@ -701,6 +741,33 @@ func newCase(cs caseShape, defConns []int, defErrors string) (*Case, error) {
 		}
 	}
 	return c, nil
+}
+
+// newSession reads a case's [case.session]: credentials required, one
+// session per row, and a token in the body exactly when a session gives one.
+func newSession(c *Case, ss *sessionShape) error {
+	bad := func(key, format string, a ...any) error { return &Error{Key: key, Msg: fmt.Sprintf(format, a...)} }
+	hasToken := strings.Contains(c.Body, TokenPlaceholder)
+	if ss == nil {
+		if hasToken {
+			return bad("body", "%s needs a [case.session] to take the token from", TokenPlaceholder)
+		}
+		return nil
+	}
+	s := &Session{Email: ss.Email, Password: ss.Password, SignIn: ss.SignIn == nil || *ss.SignIn, Per: ss.Per}
+	if s.Per == "" {
+		s.Per = "row"
+	}
+	switch {
+	case s.Email == "" || s.Password == "":
+		return bad("session", "email and password are required (a signed-in case signs in with credentials)")
+	case s.Per != "row":
+		return bad("session.per", "%q: want row (oha sends one Cookie header on every connection)", ss.Per)
+	case c.Method != "GET" && c.Method != "HEAD" && !hasToken:
+		return bad("body", "a %s with a session must carry the form's token: put %s where it goes", c.Method, TokenPlaceholder)
+	}
+	c.Session = s
+	return nil
 }
 
 // check applies the rules that span cases: unique names and windows,

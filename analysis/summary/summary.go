@@ -185,6 +185,9 @@ type Row struct {
 	// RowsCheck holds, per run, for a case with a rows check: the rows its
 	// table gained against the good answers.
 	RowsCheck []RowsCheck `json:"rows_check,omitempty"`
+	// JobPace holds, per run, for a case whose job pace is measured: what
+	// the app's worker wrote and left (docs/app.md, "The background worker").
+	JobPace []JobPace `json:"job_pace,omitempty"`
 	// Writers is the case's companion load's 2xx rate.
 	Writers *stat.Range `json:"writers_req_per_sec,omitempty"`
 	// Throttled is throttled periods ÷ periods over the window (quota mode).
@@ -211,6 +214,16 @@ type GeneratorUse struct {
 	MaxShare       float64 `json:"max_cpu_share"`
 	SaturatedRuns  []int   `json:"saturated_runs,omitempty"`
 	UnmeasuredRuns []int   `json:"unmeasured_runs,omitempty"`
+}
+
+// JobPace is one run's audit rows written from the window's start to
+// AfterS after its end, their rate over that time, and the jobs left.
+type JobPace struct {
+	Run     int     `json:"run"`
+	Done    int64   `json:"done"`
+	PerSec  float64 `json:"per_sec"`
+	Backlog int64   `json:"backlog"`
+	AfterS  float64 `json:"after_s"`
 }
 
 // RowsCheck is one run's row count against its 2xx count.
@@ -539,6 +552,9 @@ func (s *Summary) row(f *results.Folder, stack string, w study.Window) (Row, []f
 		if win.Writers != nil {
 			writers = append(writers, win.Writers.GoodPerSec())
 			s.gate(&row, win, win.Writers, oha.Is2xx, c.Errors == "report", "writers: ")
+		}
+		if win.Jobs != nil {
+			row.JobPace = append(row.JobPace, JobPace{Run: r.N, Done: win.Jobs.Done, PerSec: win.Jobs.PerSec(), Backlog: win.Jobs.Backlog, AfterS: win.Jobs.AfterS})
 		}
 		if win.Rows != nil && c.Rows != "" {
 			rc := RowsCheck{Run: r.N, Rows: win.Rows.After - win.Rows.Before, Good: res.GoodWith(c.Good), Cut: res.DeadlineAborts()}

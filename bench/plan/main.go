@@ -12,9 +12,15 @@
 //	    ceiling, connections, rate, upstream_delay_ms, and warm: each,
 //	    first (a container's first window only) or never, for the
 //	    profile's --warm-each)
-//	plan oha STUDY ID --url BASE [--connections N] [--companion | --ceiling]
+//	plan oha STUDY ID --url BASE [--connections N] [--companion | --ceiling] [--session FILE]
 //	    oha's arguments for the window's load (or its companion's, or its
-//	    ceiling's against the mock at BASE), NUL-separated
+//	    ceiling's against the mock at BASE), NUL-separated; with a session
+//	    (verify signin's file) its cookies and the form's token in the
+//	    window's requests
+//	plan signin STUDY ID --url BASE
+//	    verify signin's arguments (but -out) for a window with a session:
+//	    the credentials, and -form-only when the load posts the sign-in
+//	    itself, NUL-separated
 //	plan headroom STUDY --url BASE [--connections N]
 //	    oha's arguments for the run's headroom window: the mock upstream
 //	    with no delay at BASE, where the app stands (headroom.go)
@@ -51,8 +57,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,6 +71,7 @@ import (
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/stackenv"
 	"stacklab/analysis/study"
+	"stacklab/bench/websession"
 )
 
 // defaultConnections is a window's closed-loop connections when the bench
@@ -92,6 +101,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = window(path, rest, stdout)
 	case "oha":
 		err = ohaArgs(path, rest, stdout)
+	case "signin":
+		err = signinArgs(path, rest, stdout)
 	case "headroom":
 		err = headroomArgs(path, rest, stdout)
 	case "ramp":
@@ -398,6 +409,12 @@ func window(path string, args []string, out io.Writer) error {
 	if c.Rows != "" {
 		fmt.Fprintf(out, "rows %s\n", c.Rows)
 	}
+	if c.Session != nil {
+		fmt.Fprintln(out, "session 1")
+	}
+	if c.JobPace {
+		fmt.Fprintf(out, "jobs %d\n", study.JobPaceAfterS)
+	}
 	for _, l := range c.Lanes() {
 		fmt.Fprintf(out, "lane %s\n", l.Name)
 	}
@@ -426,6 +443,7 @@ func ohaArgs(path string, args []string, out io.Writer) error {
 	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	companion := fl.Bool("companion", false, "the companion load's arguments")
 	ceiling := fl.Bool("ceiling", false, "oha straight at the mock upstream")
+	sessionFile := fl.String("session", "", "the window's session (verify signin's file): its cookies and token go into the requests")
 	if err := parseFlags("oha", args[1:], fl); err != nil {
 		return err
 	}
@@ -464,8 +482,66 @@ func ohaArgs(path string, args []string, out io.Writer) error {
 			// Open loop: latency from each request's intended send time.
 			a = append(a, "-q", strconv.FormatFloat(w.Rate, 'f', -1, 64), "--latency-correction")
 		}
-		a = append(a, request(c.Method, c.Body, c.ContentType, c.Headers)...)
+		body, headers := c.Body, c.Headers
+		if c.Session != nil {
+			if *sessionFile == "" {
+				return &usageError{fmt.Sprintf("case %q signs in: give its --session (verify signin's file)", c.Name)}
+			}
+			ws, err := websession.Read(*sessionFile)
+			if err != nil {
+				return &usageError{err.Error()}
+			}
+			body = strings.ReplaceAll(body, study.TokenPlaceholder, url.QueryEscape(ws.Token))
+			headers = append(slices.Clone(headers), "Cookie: "+ws.Cookie)
+		}
+		if redirects(c.Status) {
+			// A redirect is the answer measured (a form post's 303), not
+			// a second request oha would make.
+			a = append(a, "--redirect", "0")
+		}
+		a = append(a, request(c.Method, body, c.ContentType, headers)...)
 		a = append(a, *base+c.Path)
+	}
+	for _, s := range a {
+		fmt.Fprint(out, s+"\x00")
+	}
+	return nil
+}
+
+// redirects: do the good answers include a redirect?
+func redirects(status []int) bool {
+	for _, st := range status {
+		if st >= 300 && st < 400 {
+			return true
+		}
+	}
+	return false
+}
+
+// signinArgs are verify signin's arguments for a window with a session.
+func signinArgs(path string, args []string, out io.Writer) error {
+	if len(args) < 1 {
+		return &usageError{"want a window id"}
+	}
+	fl := flag.NewFlagSet("signin", flag.ContinueOnError)
+	base := fl.String("url", "", "http://127.0.0.1:PORT of the app")
+	if err := parseFlags("signin", args[1:], fl); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(*base, "http://127.0.0.1:") {
+		return &usageError{fmt.Sprintf("--url %q: the lab targets http://127.0.0.1:PORT only", *base)}
+	}
+	_, w, err := loadWindow(path, args[0], defaultConnections)
+	if err != nil {
+		return err
+	}
+	ss := w.Case.Session
+	if ss == nil {
+		return &usageError{fmt.Sprintf("case %q has no [case.session]", w.Case.Name)}
+	}
+	a := []string{"-url", *base, "-email", ss.Email, "-password", ss.Password}
+	if !ss.SignIn {
+		a = append(a, "-form-only")
 	}
 	for _, s := range a {
 		fmt.Fprint(out, s+"\x00")

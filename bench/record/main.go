@@ -35,6 +35,8 @@
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
+//	record jobs OUT --done-before N --done-after N --backlog N --window-s S --after-s S
+//	                                                   a window's job pace (jobs.json)
 //	record warmup OUT --slice-s S --min N --max N SLICE.json...   a window's
 //	               warmup.json from its warm-up slices so far; prints again,
 //	               steady or unsteady
@@ -101,6 +103,8 @@ func main() {
 		err = resources(dir, args)
 	case "rows":
 		err = rows(dir, args)
+	case "jobs":
+		err = jobs(dir, args)
 	case "warmup":
 		err = warmup(dir, args)
 	case "pauses":

@@ -103,6 +103,26 @@ func rows(out string, args []string) error {
 	return results.WriteRaw(out, r)
 }
 
+// jobs writes a window's job pace (results.Jobs).
+func jobs(out string, args []string) error {
+	fl := flag.NewFlagSet("record jobs", flag.ContinueOnError)
+	var before, after int64
+	var j results.Jobs
+	fl.Int64Var(&before, "done-before", -1, "the done table's rows at the window's start")
+	fl.Int64Var(&after, "done-after", -1, "its rows --after-s seconds after the window's end")
+	fl.Int64Var(&j.Backlog, "backlog", -1, "the queue's rows then")
+	fl.Float64Var(&j.WindowS, "window-s", 0, "the window's seconds")
+	fl.Float64Var(&j.AfterS, "after-s", -1, "the seconds waited after the window")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if before < 0 || after < before || j.Backlog < 0 || j.WindowS <= 0 || j.AfterS < 0 {
+		return fmt.Errorf("--done-before, --done-after (not below it), --backlog, --window-s and --after-s are required (a table could not be read?)")
+	}
+	j.Done = after - before
+	return results.WriteRaw(out, j)
+}
+
 // studyFilesOut writes the manifest's copy of its study into OUT (one
 // NAME.toml per file) and prints the study's own file, so a re-run measures
 // the study as it was, whatever studies/ holds now.

@@ -25,6 +25,7 @@ const usage = `verify: does a running stack answer as APP.md says?
   verify -stack NAME -url http://127.0.0.1:PORT -db PATH [-upstream URL] [-snapshot FILE] [-answers FILE] [-record FILE]
   verify compare SNAPSHOT SNAPSHOT...
   verify collect -raw RAWDIR -out FILE
+  verify signin -url http://127.0.0.1:PORT -email E -password P [-form-only] -out FILE
 
 The first form checks one stack started exactly as the bench starts it, on a
 freshly seeded database whose file PATH is on this host: every route's status,
@@ -54,6 +55,13 @@ verify.verdict.json) and compares the parity snapshots beside them run by run,
 into the run's record FILE (bench/verdict). Exit 1 when a row failed or
 an answer differs.
 
+The fourth form signs a load in before its window, as a browser would
+(docs/app.md, "Signed-in routes"): GET /sign_in, then (unless -form-only)
+POST it with the credentials and GET /account; it writes the cookies and
+the last form's CSRF token to FILE (mode 0600; bench/websession), which
+plan oha --session puts into the window's requests. A sign-in the app
+refuses is one line naming what came back, exit 1.
+
 Examples:
   verify -stack rust-axum -url http://127.0.0.1:18201 -db /tmp/v/app.db \
       -upstream http://127.0.0.1:18290 -snapshot /tmp/v/rust-axum.parity.json
@@ -63,6 +71,9 @@ Examples:
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "compare" {
 		os.Exit(compareMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "signin" {
+		os.Exit(signinMain(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "collect" {
 		os.Exit(collectMain(os.Args[2:]))

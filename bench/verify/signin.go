@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"html"
 	"io"
@@ -25,6 +26,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"stacklab/bench/websession"
+	"stacklab/probes/cli"
 )
 
 // What the spec fixes about a session.
@@ -1228,4 +1232,45 @@ func signedInPage(body []byte) any {
 		errs = append(errs, []any{m[1], strings.TrimSpace(html.UnescapeString(m[2]))})
 	}
 	return object{{"title", title}, {"user", user}, {"orders", orders}, {"forms", fs}, {"errors", errs}}
+}
+
+// signinMain is `verify signin`: sign a load in before its window, as a
+// browser would (GET /sign_in; unless -form-only, POST it and GET
+// /account for the order form's token), and write the cookies and the
+// token for plan oha (bench/websession).
+func signinMain(args []string) int {
+	fs := flag.NewFlagSet("verify signin", flag.ContinueOnError)
+	base := fs.String("url", "", "the running stack, http://127.0.0.1:PORT (required)")
+	email := fs.String("email", "", "the user's email (required)")
+	password := fs.String("password", "", "the user's password (required)")
+	formOnly := fs.Bool("form-only", false, "only the sign-in form's cookies and token (for a load that posts the sign-in itself)")
+	out := fs.String("out", "", "the session file to write (required)")
+	cli.Parse(fs, args, usage)
+	switch {
+	case *base == "" || *email == "" || *password == "" || *out == "":
+		cli.Usage("verify signin", "-url, -email, -password and -out are required (see -h)")
+	}
+	if err := loopbackURL(*base); err != nil {
+		cli.Usage("verify signin", "-url %q: %v", *base, err)
+	}
+	c := newChecker(config{BaseURL: strings.TrimSuffix(*base, "/"), Concurrency: 1, WriteConcurrency: 1})
+	b := c.newBrowser()
+	token, _, err := b.signInPage()
+	if err == nil && !*formOnly {
+		var a *answer
+		a, err = b.send("POST", "/sign_in", url.Values{tokenField: {token}, "email": {*email}, "password": {*password}}, "", "")
+		if err == nil {
+			err = redirect(a, "/account")
+		}
+		if err == nil {
+			token, err = b.accountToken()
+		}
+	}
+	if err != nil {
+		cli.Fail("verify signin", "%s as %s: %v", *base, *email, err)
+	}
+	if err := websession.Write(*out, websession.Session{Cookie: b.cookieHeader(), Token: token}); err != nil {
+		cli.Fail("verify signin", "-out %s: %v", *out, err)
+	}
+	return 0
 }

@@ -5,7 +5,7 @@
 # What each window sends comes from the study, through bench/plan
 # (plan_windows fills WIN_* once per bench); nothing here names a case.
 
-declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=() WIN_WARM=()
+declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=() WIN_WARM=() WIN_SESSION=() WIN_JOBS=()
 
 # plan_windows: each window's facts, and its oha arguments in $WORK/plan/
 # (NUL-separated, as bench/plan writes them)
@@ -21,6 +21,8 @@ plan_windows() {
         rows) WIN_ROWS[$w]=$value ;;
         ramp) WIN_RAMP[$w]=$value ;;
         warm) WIN_WARM[$w]=$value ;;
+        session) WIN_SESSION[$w]=$value ;;
+        jobs) WIN_JOBS[$w]=$value ;;
       esac
     done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --warm-each "$WARM_EACH")
     if ((WIN_RAMP[$w])); then
@@ -28,7 +30,8 @@ plan_windows() {
       plan_capacity "$w"
       continue
     fi
-    plan_app_load "$w" "$APP_PORT" "$WORK/plan"
+    # A window that signs in gets its arguments once it has (window_sign_in).
+    ((${WIN_SESSION[$w]:-0})) || plan_app_load "$w" "$APP_PORT" "$WORK/plan"
     ((WIN_CEILING[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
       --url "http://${ROLE_CEILING_ADDR:-127.0.0.1}:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
   done
@@ -41,6 +44,18 @@ plan_app_load() {
   lab_tool plan oha "$STUDY_FILE" "$1" --connections "$CONNECTIONS" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$2" >"$3/$1.oha"
   ((WIN_COMPANION[$1])) || return 0
   lab_tool plan oha "$STUDY_FILE" "$1" --companion --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$2" >"$3/$1.companion"
+}
+
+# window_sign_in WINDOW: sign the window's load in through the app (verify
+# signin, with the credentials plan signin gives) and make its oha arguments
+# with that session; false, the app's answer in SIGNIN_ERR, when it refused.
+# The session file stays in the bench's scratch folder: it is a credential.
+window_sign_in() {
+  local w=$1 a=() url="http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
+  mkdir -p "$WORK/session"
+  mapfile -d '' -t a < <(lab_tool plan signin "$STUDY_FILE" "$w" --url "$url")
+  SIGNIN_ERR=$(lab_tool verify signin "${a[@]}" -out "$WORK/session/$w.json" 2>&1 >/dev/null) || return 1
+  lab_tool plan oha "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --url "$url" --session "$WORK/session/$w.json" >"$WORK/plan/$w.oha"
 }
 
 # oha_window OUT SECONDS ARGS_FILE: oha pinned to the load generator's CPUs
@@ -185,6 +200,10 @@ stack_session() {
       fi
     fi
     progress "$run" "$row" "$w"
+    if ((${WIN_SESSION[$w]:-0})) && ! window_sign_in "$w"; then
+      fail_cases "$run" "$row" "could not sign in before the window: ${SIGNIN_ERR:-no answer}" "$w"
+      continue
+    fi
     if warm_before "$w" $((CASES_HERE == 0)); then
       eta_timed warmup warm_up "$dir/$w.warmup.json" "$WORK/plan/$w.oha" || true
       warmups=$((warmups + 1))
@@ -263,6 +282,8 @@ run_case() {
   local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
   ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
   [[ -n "$table" ]] && rows_before=$(db_rows "$(row_db_target "$row" "$DB_DIR")" "$table")
+  local done_before=""
+  [[ -n "${WIN_JOBS[$w]:-}" ]] && done_before=$(db_rows "$(row_db_target "$row" "$DB_DIR")" audit)
   canary_read "$dir/$w.canary.jsonl" before
   local since from_ns
   since=$(date -u +%FT%T.%NZ) from_ns=$(date +%s%N)
@@ -291,6 +312,7 @@ run_case() {
     lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$(row_db_target "$row" "$DB_DIR")" "$table")" ||
       note "bench: run $run $row $w: table $table could not be counted (its rows check will fail)"
   fi
+  [[ -n "$done_before" ]] && job_pace "$row" "$dir/$w.jobs.json" "$done_before" "${WIN_JOBS[$w]}"
   if ! container_running "$CONTAINER"; then
     fail_cases "$run" "$row" "the container exited during the window ($(app_docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$CONTAINER" 2>/dev/null))" "$w"
   elif ((oha_rc == 124 || oha_rc == 137)); then
@@ -298,6 +320,18 @@ run_case() {
   elif ((oha_rc != 0)) || [[ ! -s "$dir/$w.json" ]]; then
     fail_cases "$run" "$row" "oha exited with status $oha_rc (see $w.json.stderr)" "$w"
   fi
+}
+
+# job_pace ROW OUT DONE_BEFORE AFTER_S: the app's worker's pace: wait
+# AFTER_S past the window (plan window's "jobs"), then the audit rows
+# written since the window's start and the jobs left, into OUT
+job_pace() {
+  local target
+  target=$(row_db_target "$1" "$DB_DIR")
+  sleep "$4"
+  lab_tool record jobs "$2" --done-before "$3" --done-after "$(db_rows "$target" audit)" \
+    --backlog "$(db_rows "$target" jobs)" --window-s "$DURATION" --after-s "$4" ||
+    note "bench: ${2#"$RUN_DIR"/}: the job pace could not be recorded (see the line above)"
 }
 
 # canary_read OUT WHEN: the CPU-speed canary (probes/speed: a fixed amount
