@@ -50,6 +50,16 @@ type app struct {
 	// counted writes, the first 52, all land, so verify passes it).
 	dropEvery int64
 	writes    atomic.Int64
+
+	// The signed-in routes (signedin.go): their statements, the CSRF
+	// tokens' HMAC key (drawn from the OS random source at start, never
+	// written anywhere), and the lab's planted faults for verify's own
+	// test: anyCookie (SELFTEST_ANY_COOKIE) takes any lab_session cookie for
+	// user 1's session, noCSRF (SELFTEST_NO_CSRF) skips the CSRF check.
+	st        signedInStmts
+	csrfKey   []byte
+	anyCookie bool
+	noCSRF    bool
 }
 
 type item struct {
@@ -77,18 +87,20 @@ type failure struct {
 // newApp prepares the hot statements once; database/sql re-prepares them
 // lazily on each pooled connection.
 func newApp(ctx context.Context, db *sql.DB, client *http.Client, upstreamURL string, postgres bool) (*app, error) {
-	a := &app{db: db, client: client, upstreamURL: strings.TrimRight(upstreamURL, "/"), postgres: postgres}
+	a := &app{db: db, client: client, upstreamURL: strings.TrimRight(upstreamURL, "/"), postgres: postgres, csrfKey: newCSRFKey()}
 	insert := sqlInsert
 	if postgres {
 		insert = pgInsert
 	}
-	for _, s := range []struct {
-		dst **sql.Stmt
-		q   string
-	}{{&a.items, sqlItems}, {&a.read, sqlRead}, {&a.insert, insert}} {
-		st, err := db.PrepareContext(ctx, s.q)
+	stmts := append([]stmtSQL{{&a.items, sqlItems}, {&a.read, sqlRead}, {&a.insert, insert}}, a.st.list(postgres)...)
+	for _, s := range stmts {
+		q := s.q
+		if postgres {
+			q = numbered(q)
+		}
+		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("prepare %q: %w", s.q, err)
+			return nil, fmt.Errorf("prepare %q: %w", q, err)
 		}
 		*s.dst = st
 	}
@@ -107,6 +119,12 @@ func (a *app) routes() http.Handler {
 	mux.HandleFunc("POST /bench/write", a.benchWrite)
 	mux.HandleFunc("GET /bench/read", a.benchRead)
 	mux.HandleFunc("GET /bench/pragmas", a.benchPragmas)
+	mux.HandleFunc("GET /sign_in", a.signInForm)
+	mux.HandleFunc("POST /sign_in", a.signIn)
+	mux.HandleFunc("POST /sign_out", a.signOut)
+	mux.HandleFunc("GET /account", a.account)
+	mux.HandleFunc("POST /orders", a.placeOrder)
+	mux.HandleFunc("POST /orders/{id}/cancel", a.cancelOrder)
 	return mux
 }
 

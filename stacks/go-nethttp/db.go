@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/mattn/go-sqlite3"
@@ -74,16 +75,23 @@ func openDB(ctx context.Context, path string, pool int) (*sql.DB, error) {
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	var n int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('items', 'bench_events')").Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "+labTablesIn).Scan(&n); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("DATABASE_PATH %s: %v", path, err)
 	}
-	if n != 2 {
+	if n != len(labTables) {
 		db.Close()
-		return nil, fmt.Errorf("DATABASE_PATH %s: tables items and bench_events missing (seed it first)", path)
+		return nil, fmt.Errorf("DATABASE_PATH %s: the lab's tables (%s) are not all there (seed it first)", path, strings.Join(labTables, ", "))
 	}
 	return db, nil
 }
+
+// labTables are the tables the app reads and writes (APP.md, "Schema and
+// seed"); the lab creates them, the app only checks they are there.
+var labTables = []string{"items", "bench_events", "users", "sessions", "orders", "jobs", "audit"}
+
+// labTablesIn is labTables as an SQL list: ('items', ...).
+var labTablesIn = "('" + strings.Join(labTables, "', '") + "')"
 
 // pragmas is the answer of /bench/pragmas, keys in APP.md's order, then
 // the connection that served it.

@@ -13,7 +13,10 @@
 // 0; 1: the pragmas on the pool's first connection only, the fault verify's
 // test must catch, db.go), SELFTEST_DROP_EVERY (default 0; n: every n-th
 // write after the first 2n answered but rolled back, the fault the rows
-// check must catch).
+// check must catch), SELFTEST_ANY_COOKIE (default 0; 1: any lab_session
+// cookie is user 1's session, no database check) and SELFTEST_NO_CSRF
+// (default 0; 1: a form post passes without its CSRF token), the faults
+// verify's signed-in checks must catch.
 package main
 
 import (
@@ -49,6 +52,8 @@ type config struct {
 	burnUS      int
 	pause       time.Duration // SELFTEST_PAUSE_MS
 	pauseEvery  time.Duration // SELFTEST_PAUSE_EVERY_MS
+	anyCookie   bool          // SELFTEST_ANY_COOKIE
+	noCSRF      bool          // SELFTEST_NO_CSRF
 }
 
 func env(name, def string) string {
@@ -118,14 +123,31 @@ func loadConfig() (config, error) {
 	if c.pause, c.pauseEvery, err = pauseConfig(); err != nil {
 		return c, err
 	}
-	switch v := os.Getenv("SELFTEST_PRAGMAS_ONCE"); v {
-	case "", "0":
-	case "1":
-		pragmasOnce.Store(true)
-	default:
-		return c, fmt.Errorf("SELFTEST_PRAGMAS_ONCE must be 0 or 1, got %q", v)
+	once, err := zeroOrOne("SELFTEST_PRAGMAS_ONCE")
+	if err != nil {
+		return c, err
+	}
+	pragmasOnce.Store(once)
+	if c.anyCookie, err = zeroOrOne("SELFTEST_ANY_COOKIE"); err != nil {
+		return c, err
+	}
+	if c.noCSRF, err = zeroOrOne("SELFTEST_NO_CSRF"); err != nil {
+		return c, err
 	}
 	return c, nil
+}
+
+// zeroOrOne reads a planted-fault switch: unset or 0 off, 1 on, anything
+// else refused.
+func zeroOrOne(name string) (bool, error) {
+	switch v := os.Getenv(name); v {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s must be 0 or 1, got %q", name, v)
+	}
 }
 
 // pauseConfig reads the planted pause: both variables or neither (unset
@@ -197,6 +219,25 @@ func run() error {
 	}
 	a.dropEvery = int64(cfg.dropEvery)
 	a.acquire = cfg.acquire
+	a.anyCookie, a.noCSRF = cfg.anyCookie, cfg.noCSRF
+	if cfg.anyCookie {
+		log.Printf("go-nethttp: SELFTEST_ANY_COOKIE=1: any lab_session cookie is user 1's session, the sessions table unread")
+	}
+	if cfg.noCSRF {
+		log.Printf("go-nethttp: SELFTEST_NO_CSRF=1: form posts are not checked for their CSRF token")
+	}
+	// The background worker: one goroutine, stopped after the server has
+	// finished the requests in flight (so their jobs are written first).
+	wctx, stopWorker := context.WithCancel(context.Background())
+	workerDone := make(chan struct{})
+	go func() {
+		defer close(workerDone)
+		a.runWorker(wctx)
+	}()
+	defer func() {
+		stopWorker()
+		<-workerDone
+	}()
 	handler, rounds := burning(a.routes(), cfg.burnUS)
 	if rounds > 0 {
 		log.Printf("go-nethttp: SELFTEST_BURN_US=%d: %d rounds of busy work before every request", cfg.burnUS, rounds)

@@ -33,6 +33,20 @@ func TestConfigFromEnvironment(t *testing.T) {
 	if c, _ := loadConfig(); c.pool != 9 {
 		t.Errorf("DB_POOL_SIZE=9: pool %d", c.pool)
 	}
+	if c, err := loadConfig(); err != nil || c.anyCookie || c.noCSRF {
+		t.Errorf("planted faults on by default: %+v %v", c, err)
+	}
+	t.Setenv("SELFTEST_ANY_COOKIE", "1")
+	t.Setenv("SELFTEST_NO_CSRF", "0")
+	if c, err := loadConfig(); err != nil || !c.anyCookie || c.noCSRF {
+		t.Errorf("SELFTEST_ANY_COOKIE=1 SELFTEST_NO_CSRF=0: %v %v %v", c.anyCookie, c.noCSRF, err)
+	}
+	t.Setenv("SELFTEST_ANY_COOKIE", "")
+	t.Setenv("SELFTEST_NO_CSRF", "1")
+	if c, err := loadConfig(); err != nil || c.anyCookie || !c.noCSRF {
+		t.Errorf("SELFTEST_NO_CSRF=1: %v %v %v", c.anyCookie, c.noCSRF, err)
+	}
+	t.Setenv("SELFTEST_NO_CSRF", "")
 	t.Setenv("DB_ACQUIRE_TIMEOUT_MS", "5")
 	if c, _ := loadConfig(); c.acquire != 5*time.Millisecond {
 		t.Errorf("DB_ACQUIRE_TIMEOUT_MS=5: acquire %v", c.acquire)
@@ -44,6 +58,9 @@ func TestConfigFromEnvironment(t *testing.T) {
 		{"PORT", "80800", "PORT must be a TCP port number"},
 		{"UPSTREAM_URL", "127.0.0.1:9090", "UPSTREAM_URL must be an http:// URL"},
 		{"SELFTEST_BURN_US", "5us", "SELFTEST_BURN_US must be a positive integer"},
+		{"SELFTEST_PRAGMAS_ONCE", "yes", "SELFTEST_PRAGMAS_ONCE must be 0 or 1"},
+		{"SELFTEST_ANY_COOKIE", "true", "SELFTEST_ANY_COOKIE must be 0 or 1"},
+		{"SELFTEST_NO_CSRF", "2", "SELFTEST_NO_CSRF must be 0 or 1"},
 	} {
 		t.Run(bad.k, func(t *testing.T) {
 			t.Setenv(bad.k, bad.v)
@@ -101,7 +118,7 @@ func TestSIGTERMFinishesInFlightAndExits(t *testing.T) {
 	}
 	dbPath := filepath.Join(dir, "app.db")
 	seed, _ := sql.Open("sqlite3", dbPath)
-	if _, err := seed.Exec(testSchema); err != nil {
+	if _, err := seed.Exec(labSchema(t)); err != nil {
 		t.Fatal(err)
 	}
 	seed.Close()

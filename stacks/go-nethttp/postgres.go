@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -39,13 +40,13 @@ func openPostgres(ctx context.Context, url string, pool int) (*sql.DB, error) {
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	var n int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name IN ('items', 'bench_events')").Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name IN "+labTablesIn).Scan(&n); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("DATABASE_URL: %v", err)
 	}
-	if n != 2 {
+	if n != len(labTables) {
 		db.Close()
-		return nil, fmt.Errorf("DATABASE_URL: tables items and bench_events missing (seed it first)")
+		return nil, fmt.Errorf("DATABASE_URL: the lab's tables (%s) are not all there (seed it first)", strings.Join(labTables, ", "))
 	}
 	return db, nil
 }
