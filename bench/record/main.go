@@ -12,7 +12,7 @@
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
 //	record confinement DIR NAME --inspect FILE   what Docker applied to a container (FILE: docker inspect; - is stdin)
-//	record finish  DIR [--incomplete REASON]
+//	record finish  DIR [--incomplete REASON] [--if-open]   (--if-open: only a manifest no bench closed)
 //	record describe DIR [--engines FILE]   what a re-run needs, as "key value"
 //	               lines (FILE: this host's engines now, for a run that recorded engines)
 //	record engine  FILE ROLE --engine E --cpus LIST --info FILE --machine FILE [--container]
@@ -507,8 +507,15 @@ var finishDir string
 func finish(m *manifest.Manifest, args []string) error {
 	fl := flag.NewFlagSet("record finish", flag.ContinueOnError)
 	incomplete := fl.String("incomplete", "", "why the run did not complete")
+	ifOpen := fl.Bool("if-open", false, "only a manifest no bench closed (a dead bench's): say \"closed\" when it was")
 	if err := fl.Parse(args); err != nil {
 		return err
+	}
+	if *ifOpen {
+		if m.EndedAt != "" {
+			return nil
+		}
+		fmt.Println("closed")
 	}
 	m.EndedAt = time.Now().UTC().Format(time.RFC3339)
 	m.Complete = *incomplete == ""

@@ -19,7 +19,38 @@ bench_lock() {
   if ! flock -n 9; then
     die "bench: another bench holds the lab ($(cat "$LAB_ROOT/.work/bench.owner" 2>/dev/null || echo 'owner unknown')); wait for it or stop it"
   fi
+  reap_dead_bench
   echo "pid $$, started $(date -u +%FT%TZ), writing ${RESULTS_ROOT}" >"$LAB_ROOT/.work/bench.owner"
+}
+
+# reap_dead_bench: with the lock held no other bench of this lab runs, so
+# whatever one left behind is a dead bench's (a SIGKILL, an OOM kill, a
+# closed terminal's group): its containers (by the bench label), its scratch
+# folders, and its results folder's open manifest (the owner file's "run"
+# line), marked incomplete. One line says what was found.
+reap_dead_bench() {
+  local owner="$LAB_ROOT/.work/bench.owner" said=() ids dir="" d n=0
+  ids=$(docker ps -aq --filter "label=stacklab.root=$LAB_ROOT" --filter label=stacklab.bench 2>/dev/null || true)
+  if [[ -n "$ids" ]]; then
+    # shellcheck disable=SC2086 # one id a word
+    docker rm -f -v $ids >/dev/null 2>&1 || true
+    said+=("removed its $(wc -w <<<"$ids") container(s)")
+  fi
+  for d in "$LAB_ROOT"/.work/bench-*/; do
+    [[ -d "$d" && "${d%/}" != "$WORK" ]] || continue
+    rm -rf "$d" && n=$((n + 1))
+  done
+  ((n)) && said+=("removed $n scratch folder(s)")
+  [[ -f "$owner" ]] && dir=$(sed -n 's/^run //p' "$owner")
+  if [[ -n "$dir" && -f "$dir/manifest.json" ]] &&
+    [[ "$(lab_tool record finish "$dir" --if-open --incomplete "the bench writing it died before closing it ($(head -n1 "$owner"))")" == closed ]]; then
+    said+=("marked ${dir#"$LAB_ROOT"/} incomplete")
+  fi
+  ((${#said[@]})) || return 0
+  local who="owner unknown" joined
+  [[ -f "$owner" ]] && who=$(head -n1 "$owner" | cut -d, -f1)
+  joined=$(printf '%s; ' "${said[@]}")
+  note "bench: a dead bench ($who) left things behind: ${joined%; }"
 }
 
 # cleanup runs on every exit: stop what the bench started, close the manifest.
@@ -141,7 +172,13 @@ bench_prepare() {
   plan_windows
   local commit
   commit=$(lab_commit)
+  # Refused before anything is written: a port another server holds.
+  role_port_free app "$APP_PORT" "the bench's first stack"
+  ((NEEDS_UPSTREAM)) && role_port_free upstream "$UPSTREAM_PORT" "the mock upstream"
   new_results_dir
+  # The owner file names the folder, so a bench killed before closing it
+  # is found and marked by the next (reap_dead_bench).
+  echo "run $RUN_DIR" >>"$LAB_ROOT/.work/bench.owner"
   [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
   local tools=() rows=() name version pg=()
   # A bench with rows on Postgres records the server role: its package,
