@@ -5,6 +5,8 @@ const Fastify = require('fastify')
 const { Pool } = require('undici')
 const db = require('./db')
 const pgstore = require('./pgstore')
+const jobs = require('./jobs')
+const { signedIn, PATHS: SIGNED_IN_PATHS } = require('./signedin')
 
 const KNOWN_PATHS = new Set(['/up', '/json', '/items', '/page', '/bench/upstream', '/bench/write', '/bench/read', '/bench/pragmas'])
 
@@ -82,8 +84,9 @@ const schemas = {
 // readers: the pool of reader threads (readers.js, SQLITE_READERS >= 1), or
 // null: every query on this thread's connection, on the event loop.
 // databaseUrl: the lab's Postgres instead of the SQLite file (pgstore.js),
-// through a pool of poolSize connections.
-function build ({ databasePath, upstreamUrl, readers = null, databaseUrl = '', poolSize = 10 }) {
+// through a pool of poolSize connections. cookieSecret signs the CSRF
+// cookie (server.js makes it at start).
+function build ({ databasePath, upstreamUrl, readers = null, databaseUrl = '', poolSize = 10, cookieSecret }) {
   // logger off (Fastify's default): nothing per request.
   const app = Fastify({ logger: false })
   const postgres = databaseUrl !== ''
@@ -159,14 +162,26 @@ function build ({ databasePath, upstreamUrl, readers = null, databaseUrl = '', p
     app.get('/bench/pragmas', { schema: schemas.pragmas }, async () => store.pragmas())
   }
 
+  // The signed-in routes and their plugins, in a context of their own
+  // (signedin.js). Their database work runs on this thread's store (with
+  // SQLITE_READERS too: the reader threads serve the bench reads only).
+  app.register(signedIn, { store, cookieSecret })
+
+  // The background worker, one per process (jobs.js), from the moment the
+  // app is ready until it closes.
+  let worker = null
+  app.addHook('onReady', async () => { worker = jobs.start(store) })
+
   // Fastify answers a known path with the wrong method as 404; the
   // contract wants 405 there.
   app.setNotFoundHandler((request, reply) => {
-    const known = KNOWN_PATHS.has(request.url.split('?', 1)[0])
+    const path = request.url.split('?', 1)[0]
+    const known = KNOWN_PATHS.has(path) || SIGNED_IN_PATHS.some((re) => re.test(path))
     reply.code(known ? 405 : 404).send({ error: known ? 'method not allowed' : 'not found' })
   })
 
   app.addHook('onClose', async () => {
+    if (worker) await worker.stop()
     await upstream.close()
     await store.close()
   })

@@ -10,6 +10,7 @@
 // whose N reader threads (readers.js) run the SQLite reads off the event
 // loop. 0, the default, is the cluster.
 const cluster = require('node:cluster')
+const crypto = require('node:crypto')
 const os = require('node:os')
 const { build } = require('./app')
 const startReaders = require('./readers').start
@@ -37,8 +38,24 @@ const cpus = envInt('LAB_CPUS', os.availableParallelism ? os.availableParallelis
 const port = envInt('PORT', 8080)
 const readers = envInt('SQLITE_READERS', 0, 0, MAX_READERS)
 
+// The secret that signs the CSRF cookie (signedin.js): 256 bits from the OS
+// random source, made when the app starts and never written anywhere. The
+// primary makes it and hands it to each worker it forks in the worker's
+// environment, which the worker reads once and removes, so every worker
+// checks the cookies the others signed; a single process makes its own.
+const SECRET_ENV = 'NODE_FASTIFY_COOKIE_SECRET'
+function cookieSecret () {
+  if (cluster.isWorker && process.env[SECRET_ENV]) {
+    const secret = process.env[SECRET_ENV]
+    delete process.env[SECRET_ENV]
+    return secret
+  }
+  return crypto.randomBytes(32).toString('base64url')
+}
+
 async function serve () {
   const databasePath = process.env.DATABASE_PATH || '/data/app.db'
+  const secret = cookieSecret()
   let app = null
   let pool = null
   // As PID 1 in a container Node has no default SIGTERM action: stop
@@ -58,13 +75,15 @@ async function serve () {
     upstreamUrl: process.env.UPSTREAM_URL || 'http://127.0.0.1:9090',
     readers: pool,
     databaseUrl: process.env.DATABASE_URL || '',
-    poolSize: envInt('DB_POOL_SIZE', 10)
+    poolSize: envInt('DB_POOL_SIZE', 10),
+    cookieSecret: secret
   })
   await app.listen({ port, host: '0.0.0.0' })
 }
 
 function primary () {
-  for (let i = 0; i < cpus; i++) cluster.fork()
+  const workerEnv = { [SECRET_ENV]: cookieSecret() }
+  for (let i = 0; i < cpus; i++) cluster.fork(workerEnv)
   let stopping = false
   const listening = new Set()
   cluster.on('listening', (worker) => listening.add(worker.id))
@@ -79,7 +98,7 @@ function primary () {
     }
     // A worker that dies while serving is replaced, as a process manager would.
     console.error(`node-fastify: worker ${worker.process.pid} exited (${signal || code}); starting another`)
-    cluster.fork()
+    cluster.fork(workerEnv)
   })
   const stop = () => {
     stopping = true
