@@ -168,7 +168,7 @@ type RowInfo struct {
 	// RequestSlots is how many requests the row serves at once (workers ×
 	// threads), 0 when the stack sets no such limit.
 	RequestSlots int `json:"request_slots"`
-	// Contract is "app" (APP.md, checked by verify) or "none" (an image
+	// Contract is "app" (docs/app.md, checked by verify) or "none" (an image
 	// of the user's own, checked by the study's per-case checks).
 	Contract string `json:"contract,omitempty"`
 }

@@ -174,7 +174,7 @@ const JobPaceAfterS = 10
 const TokenPlaceholder = "{csrf_token}"
 
 // Check is a response check made once per stack before measuring, as the
-// APP.md verifier does for the lab's own stacks.
+// docs/app.md verifier does for the lab's own stacks.
 type Check struct {
 	Status       int
 	ContentType  string
@@ -931,7 +931,7 @@ func (s *Study) checkSelfTest(path string, st *selftestShape, variants map[strin
 	return nil
 }
 
-// reserved are the variables the lab sets on every container (APP.md).
+// reserved are the variables the lab sets on every container (docs/app.md).
 var reserved = map[string]bool{"PORT": true, "DATABASE_PATH": true, "DATABASE_URL": true, "UPSTREAM_URL": true, "LAB_CPUS": true}
 
 // Rows are the rows the study runs: its stacks list, else its variants

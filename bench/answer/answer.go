@@ -2,7 +2,7 @@
 // the bytes of its head (status line, headers, the blank line) and of its
 // body (chunk framing included), how its length is framed, and the names
 // of its headers. Stacks that send different headers do different work per
-// request (APP.md leaves the header set open); verify prints each stack's
+// request (docs/app.md leaves the header set open); verify prints each stack's
 // set and the bench keeps them in raw/run-N/<stack>/answers.json, from
 // which the summary's bytes per answer come.
 package answer

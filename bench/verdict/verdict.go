@@ -1,5 +1,5 @@
 // Package verdict is the record of what verify found before a run's numbers
-// counted: each row's APP.md checks in each run (how many passed, the first
+// counted: each row's docs/app.md checks in each run (how many passed, the first
 // failure, how many distinct SQLite connections answered /bench/pragmas
 // under the write load) and the parity of the rows' answers. bench/verify
 // writes one Row per row and run (raw/run-N/<row>/verify.verdict.json, its parity snapshot beside it) and gathers
@@ -47,7 +47,7 @@ type Row struct {
 	First  string   `json:"first,omitempty"`
 	// Connections counts the distinct connection ids /bench/pragmas named
 	// while the write load held connections; Wrong lists those whose
-	// settings differed from APP.md's.
+	// settings differed from docs/app.md's.
 	Connections int      `json:"connections"`
 	Wrong       []string `json:"wrong,omitempty"`
 }

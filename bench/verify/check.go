@@ -63,7 +63,7 @@ func failf(expected, format string, a ...any) error {
 	return &failure{expected: expected, got: fmt.Sprintf(format, a...)}
 }
 
-// pragmaWant is APP.md's per-connection setup, as /bench/pragmas reports
+// pragmaWant is docs/app.md's per-connection setup, as /bench/pragmas reports
 // it: SQLite's pragmas, or on Postgres the session settings.
 func (c *checker) pragmaWant() object {
 	if c.cfg.DBURL != "" {
@@ -72,7 +72,7 @@ func (c *checker) pragmaWant() object {
 	return sqlitePragmaWant
 }
 
-// pgSettingsWant is what /bench/pragmas reports on Postgres (APP.md): the
+// pgSettingsWant is what /bench/pragmas reports on Postgres (docs/app.md): the
 // session's settings that decide what a request waits for and sees.
 var pgSettingsWant = object{
 	{"transaction_isolation", "read committed"},
@@ -104,7 +104,7 @@ type checker struct {
 	items   []any // /items' entries, for /page
 	results []result
 	// What checkPragmas saw: the distinct connections, and those at other
-	// settings than APP.md's.
+	// settings than docs/app.md's.
 	connections int
 	wrong       []string
 	// The signed-in checks' state: user 1's browser (nil once signed out
@@ -454,7 +454,7 @@ func escaped(inner string) error {
 	return nil
 }
 
-// notFoundRequests are paths APP.md does not serve; wrongMethodRequests
+// notFoundRequests are paths docs/app.md does not serve; wrongMethodRequests
 // known paths with a method they do not take.
 var (
 	notFoundRequests    = [][2]string{{"GET", "/no-such-route"}, {"GET", "/bench"}, {"GET", "/items/1"}}
@@ -606,7 +606,7 @@ func (c *checker) write() (int64, error) {
 	return writeAnswer(a)
 }
 
-// dbBusy says a is APP.md's answer to a database error: 503 with
+// dbBusy says a is docs/app.md's answer to a database error: 503 with
 // {"ok":false,"error":"…"}. A pool that sheds a request it cannot give a
 // connection in time (a stack's DB_POOL_TIMEOUT) answers so under load.
 func dbBusy(a *answer) bool {
@@ -670,7 +670,7 @@ func (c *checker) checkWrittenRows(ids []int64, start, end time.Time) error {
 type pragmaConn struct {
 	id      string
 	answers int
-	wrong   object // its first answer at other settings than APP.md's
+	wrong   object // its first answer at other settings than docs/app.md's
 }
 
 // checkPragmas samples /bench/pragmas while a write load runs: writers,
@@ -678,7 +678,7 @@ type pragmaConn struct {
 // wait on SQLite's lock holding their connections, so the pool opens the connections the write case gets, and
 // the samples (Concurrency in flight, until the writes are done and at
 // least Samples answered) meet them as they come free. Each answer names
-// its connection; every connection must be at APP.md's settings.
+// its connection; every connection must be at docs/app.md's settings.
 func (c *checker) checkPragmas() (string, error) {
 	var (
 		mu       sync.Mutex
@@ -702,7 +702,7 @@ func (c *checker) checkPragmas() (string, error) {
 				a, err := c.do("POST", "/bench/write")
 				if err == nil && dbBusy(a) {
 					// the load is the point, not the write: a pool that
-					// sheds it under 32 writers answers as APP.md says
+					// sheds it under 32 writers answers as docs/app.md says
 					shedW.Add(1)
 					continue
 				}
@@ -811,7 +811,7 @@ func (c *checker) checkPragmas() (string, error) {
 	}
 	note := fmt.Sprintf("%s over %d answers %s", plural(len(order), "distinct connection"), answered.Load(), load)
 	if n, m := shedW.Load(), shedS.Load(); n+m > 0 {
-		note += fmt.Sprintf("; %d writes and %d samples answered 503, no database connection in time (APP.md's answer to a database error: the pool shed them), not counted", n, m)
+		note += fmt.Sprintf("; %d writes and %d samples answered 503, no database connection in time (docs/app.md's answer to a database error: the pool shed them), not counted", n, m)
 	}
 	if len(order) == 1 {
 		note += "; the pool opened no other connection under the write load"
@@ -819,7 +819,7 @@ func (c *checker) checkPragmas() (string, error) {
 	return note, nil
 }
 
-// settingsDiff names the settings of o that differ from APP.md's.
+// settingsDiff names the settings of o that differ from docs/app.md's.
 func settingsDiff(pragmaWant, o object) string {
 	var d []string
 	for _, w := range pragmaWant {

@@ -1,5 +1,5 @@
 // Command verify checks that a running stack implements the lab app
-// (shared/design/APP.md) before any of its numbers are reported, and
+// (docs/app.md) before any of its numbers are reported, and
 // compares the parity snapshots of several stacks.
 package main
 
@@ -20,7 +20,7 @@ import (
 	"stacklab/probes/cli"
 )
 
-const usage = `verify: does a running stack answer as APP.md says?
+const usage = `verify: does a running stack answer as docs/app.md says?
 
   verify -stack NAME -url http://127.0.0.1:PORT -db PATH [-upstream URL] [-snapshot FILE] [-answers FILE] [-record FILE]
   verify compare SNAPSHOT SNAPSHOT...
@@ -35,7 +35,7 @@ the HTML escaping of /page against the titles in the file, N writes raising
 while writes run -write-concurrency at once, for -load-writes writes and
 -load-time at least (so the pool opens
 the connections the write case gets; each answer names its connection, and
-every connection must be at APP.md's settings), and /bench/upstream when
+every connection must be at docs/app.md's settings), and /bench/upstream when
 -upstream is given (200 through the mock if it answers, else the 502
 answer). The verdict line comes first, with how many distinct connections
 answered, then one line per check; a failure names the stack, the check,

@@ -12,7 +12,7 @@ import (
 )
 
 // snapshot is what must be the same on every stack after the same requests
-// (APP.md, parity): the answer of every GET route, of the 404 and 405
+// (docs/app.md, parity): the answer of every GET route, of the 404 and 405
 // cases, and of writes each followed by a read, normalised so that only
 // what the contract fixes is compared (see normalise).
 type snapshot struct {
@@ -61,7 +61,7 @@ func (c *checker) snapshot() (*snapshot, error) {
 	return s, nil
 }
 
-// normalise keeps of an answer what APP.md fixes: the status always; for a
+// normalise keeps of an answer what docs/app.md fixes: the status always; for a
 // 404 or 405 nothing else (their bodies are the framework's); else the
 // media type and the body: JSON in canonical form (key order kept) with
 // /bench/read's created_at, /bench/pragmas' connection and a 502's error
@@ -92,7 +92,7 @@ func normalise(a *answer) any {
 }
 
 // pragmasContent is /bench/pragmas' answer as parity compares it: that it
-// holds its database's settings as APP.md asks (SQLite's pragmas, or the
+// holds its database's settings as docs/app.md asks (SQLite's pragmas, or the
 // Postgres session's), so a row on SQLite and one on Postgres agree; any
 // other answer as it is, its connection left out. The pragmas check is
 // where each connection's values are held to its own database's.

@@ -524,7 +524,7 @@ func TestPragmasNameEachWrongConnection(t *testing.T) {
 	if f := failed(results); !slices.Equal(f, []string{"pragmas"}) {
 		t.Fatalf("want only pragmas to fail, failed %v", f)
 	}
-	// the fixture's pool holds 4: the first at APP.md's settings, 3 not
+	// the fixture's pool holds 4: the first at docs/app.md's settings, 3 not
 	if c.connections < 2 || len(c.wrong) != c.connections-1 {
 		t.Fatalf("want every connection but the first named as wrong, got %d connections, wrong %v", c.connections, c.wrong)
 	}
@@ -667,7 +667,7 @@ func TestCollect(t *testing.T) {
 	}
 }
 
-// A pool that sheds a request answers 503 {"ok":false,"error":…} as APP.md
+// A pool that sheds a request answers 503 {"ok":false,"error":…} as docs/app.md
 // says; anything else at 503 is not that answer.
 func TestDBBusyIsAPPmdsAnswerOnly(t *testing.T) {
 	ans := func(status int, ct, body string) *answer {

@@ -36,7 +36,7 @@ func childMain(args []string) {
 	var mu sync.Mutex
 	last := time.Now()
 	cfg := walwriter.Config{Path: filepath.Join(*dir, "dirty.db"), Writers: *writers, RowBytes: *rowBytes, Synchronous: "NORMAL", Autocheckpoint: -1, KeepRows: *keep,
-		Pragmas: []string{"journal_size_limit = 67108864"}} // the lab app's setting (APP.md)
+		Pragmas: []string{"journal_size_limit = 67108864"}} // the lab app's setting (docs/app.md)
 	err := walwriter.Run(ctx, cfg, time.UnixMicro(*t0), func(c walwriter.Commit) {
 		mu.Lock()
 		defer mu.Unlock()

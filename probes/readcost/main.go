@@ -1,5 +1,5 @@
 // readcost answers: what does /bench/read's query cost as bench_events
-// grows? APP.md's /bench/read takes COUNT(*) of the whole table with its 20
+// grows? docs/app.md's /bench/read takes COUNT(*) of the whole table with its 20
 // newest rows, so every row a write case or a capacity step adds makes every
 // later read dearer. The probe seeds a database as the lab does, grows the
 // table in steps with rows like /bench/write's, and times the read at each

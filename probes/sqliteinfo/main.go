@@ -33,7 +33,7 @@ Python stacks load), then a pool of --pool connections opened twice:
           because go-sqlite3 would otherwise set NORMAL on every open
   hooked: a ConnectHook runs them on every new connection
 With --url: also GET /bench/pragmas --requests times, --concurrency at once,
-and list every distinct answer against the contract (APP.md).
+and list every distinct answer against the contract (docs/app.md).
 
 Examples:
   sqliteinfo

@@ -10,7 +10,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// Contract is the per-connection setup every stack must run (APP.md), in order.
+// Contract is the per-connection setup every stack must run (docs/app.md), in order.
 var Contract = []Pragma{
 	{"journal_mode", "WAL", "wal"},
 	{"synchronous", "NORMAL", "1"},

@@ -247,7 +247,7 @@ warm_up() {
 # or never: the rule and its ETA are bench/plan's, eta.go).
 warm_before() { [[ "${WIN_WARM[$1]}" == each || ("${WIN_WARM[$1]}" == first && $2 == 1) ]]; }
 
-# check_row ROW DIR: before any window counts, APP.md's checks for a lab
+# check_row ROW DIR: before any window counts, docs/app.md's checks for a lab
 # stack and the study's per-case checks for every row, into DIR/verify.txt;
 # a lab stack's verdict and parity snapshot beside it (verify.verdict.json,
 # verify.parity.json), which bench_finish gathers into the run's raw/verify.json

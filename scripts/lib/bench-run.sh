@@ -407,7 +407,7 @@ bench_finish() {
   return "$rc"
 }
 
-# The quiet-host gate (LAB.md): wait for a low load average before a run,
+# The quiet-host gate (docs/bench.md): wait for a low load average before a run,
 # watch other processes during it. --no-quiet skips both (tests).
 # quiet_wait [AT]: AT says what the wait comes before, for the evidence.
 # With QUIET_GATE_FILE set, the wait is added to it (the probe judges it),

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # An app's session as both the bench and scripts/verify run it: the mock
 # upstream, a row's container (a stack, or a variant of one) started on a
-# fresh database, its readiness, the APP.md checks, a graceful stop. One
+# fresh database, its readiness, the docs/app.md checks, a graceful stop. One
 # copy, so a stack is verified exactly the way it is measured.
 
 # shellcheck source=scripts/lib/postgres.sh
@@ -32,7 +32,7 @@ ready_path() {
   echo "${p:-/up}"
 }
 
-# contract STACK: app (APP.md, checked by bench/verify) or none (an image
+# contract STACK: app (docs/app.md, checked by bench/verify) or none (an image
 # of the user's own: only the study's per-case checks apply)
 contract() {
   local c
@@ -71,7 +71,7 @@ app_ready() {
   wait_up "http://${ROLE_APP_ADDR:-127.0.0.1}:$2$(ready_path "$(row_stack "$1")")" "$3"
 }
 
-# verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's APP.md
+# verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's docs/app.md
 # checks against the running app, its report to OUT, its verdict as a row
 # record (bench/verdict) to verify.verdict.json beside OUT, and each route's answer
 # as captured on the wire to answers.json beside OUT. /bench/pragmas is

@@ -1,4 +1,4 @@
-// Command my-api is an app of one's own, not the lab's APP.md app: the
+// Command my-api is an app of one's own, not the lab's docs/app.md app: the
 // example docs/guard.md holds to a baseline and to another commit of
 // itself (scripts/guard --against). It answers /up and /items, a catalogue
 // page of 50 items as JSON, on 127.0.0.1:$PORT.
