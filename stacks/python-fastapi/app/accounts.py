@@ -77,6 +77,10 @@ def unb64(text: str) -> bytes | None:
 # --- CSRF: a double-submit cookie, the form's copy masked -------------------
 
 
+def xor(a: bytes, b: bytes) -> bytes:
+    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big")
+
+
 class Csrf:
     """The client's CSRF secret (from its `lab_csrf` cookie, or new)."""
 
@@ -88,7 +92,7 @@ class Csrf:
     def token(self) -> str:
         """A form's token: a fresh pad, then the secret XOR the pad."""
         pad = secrets.token_bytes(CSRF_BYTES)
-        return b64(pad + bytes(a ^ b for a, b in zip(pad, self.secret)))
+        return b64(pad + xor(pad, self.secret))
 
     def accepts(self, token: object) -> bool:
         if self.new or not isinstance(token, str):
@@ -96,8 +100,7 @@ class Csrf:
         raw = unb64(token)
         if raw is None or len(raw) != 2 * CSRF_BYTES:
             return False
-        pad, masked = raw[:CSRF_BYTES], raw[CSRF_BYTES:]
-        return hmac.compare_digest(bytes(a ^ b for a, b in zip(pad, masked)), self.secret)
+        return hmac.compare_digest(xor(raw[:CSRF_BYTES], raw[CSRF_BYTES:]), self.secret)
 
     def keep(self, response: Response) -> Response:
         """Set the cookie on a response that shows a token, if it is new."""
@@ -124,7 +127,7 @@ async def csrf_protect(request: Request) -> Csrf:
 
 
 class SignedOut(Exception):
-    """No valid session: 303 to /sign_in, or 401 for a JSON client."""
+    """No valid session: 303 to /sign_in, or 401 for GET /account's JSON."""
 
 
 def wants_json(request: Request) -> bool:
@@ -288,7 +291,9 @@ def router(templates) -> APIRouter:
 def install(app: FastAPI, templates) -> None:
     @app.exception_handler(SignedOut)
     async def signed_out(request: Request, exc: SignedOut):
-        if wants_json(request):
+        # The JSON twin is GET /account's; a form post signed out is sent
+        # to the sign-in page whatever it accepts.
+        if request.method == "GET" and wants_json(request):
             return JSONResponse({"error": "unauthorized"}, status_code=401)
         return see_other("/sign_in")
 
