@@ -1,7 +1,20 @@
 //! The lab app (shared/design/APP.md) on axum + tokio, SQLite through rusqlite
-//! and an r2d2 pool, /page through askama.
+//! and an r2d2 pool, /page through askama; the signed-in routes in
+//! `signed_in.rs` (CSRF in `csrf.rs`), their jobs' worker in `worker.rs`.
 
-use std::{env, num::NonZeroUsize, sync::Arc, time::{Duration, SystemTime, UNIX_EPOCH}};
+mod csrf;
+mod signed_in;
+mod worker;
+
+use std::{
+    env,
+    num::NonZeroUsize,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
 
 use askama::Template;
 use axum::{
@@ -50,6 +63,13 @@ struct AppState {
     pool: Pool,
     http: reqwest::Client,
     upstream_delay_url: String,
+    /// The CSRF key, 256 random bits drawn at start (never stored or logged).
+    csrf: csrf::Csrf,
+}
+
+/// Unix time in milliseconds, as every table stores it.
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 type Shared = State<Arc<AppState>>;
@@ -181,11 +201,11 @@ async fn write(State(s): Shared) -> Result<Response, AppError> {
         id: i64,
     }
     let id = with_conn(&s.pool, |conn| {
-        let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_err(AppError::internal)?.as_millis() as i64;
+        let now = now_ms();
         // BEGIN IMMEDIATE: writers queue on busy_timeout instead of failing on lock upgrade.
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(AppError::unavailable)?;
         tx.prepare_cached("INSERT INTO bench_events (payload, created_at) VALUES (?1, ?2)")
-            .and_then(|mut stmt| stmt.execute((PAYLOAD, now_ms)))
+            .and_then(|mut stmt| stmt.execute((PAYLOAD, now)))
             .map_err(AppError::unavailable)?;
         let id = tx.last_insert_rowid();
         tx.commit().map_err(AppError::unavailable)?;
@@ -277,6 +297,11 @@ fn app(state: Arc<AppState>) -> Router {
         .route("/bench/write", post(write))
         .route("/bench/read", get(read))
         .route("/bench/pragmas", get(pragmas))
+        .route("/sign_in", get(signed_in::sign_in_page).post(signed_in::sign_in))
+        .route("/sign_out", post(signed_in::sign_out))
+        .route("/account", get(signed_in::account))
+        .route("/orders", post(signed_in::place_order))
+        .route("/orders/{id}/cancel", post(signed_in::cancel_order))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
@@ -349,7 +374,11 @@ async fn serve(port: String, db_path: String, upstream: String, pool_size: u32) 
         pool,
         http,
         upstream_delay_url: format!("{}/delay?ms=100", upstream.trim_end_matches('/')),
+        csrf: csrf::Csrf::new(),
     });
+    let stop_worker = Arc::new(AtomicBool::new(false));
+    let worker = worker::spawn(&db_path, stop_worker.clone())
+        .unwrap_or_else(|e| fail(format!("open {db_path} for the jobs worker: {e}")));
 
     let addr = format!("0.0.0.0:{port}");
     let listener = tokio::net::TcpListener::bind(&addr)
@@ -362,6 +391,9 @@ async fn serve(port: String, db_path: String, upstream: String, pool_size: u32) 
         .with_graceful_shutdown(shutdown_signal())
         .await
         .unwrap_or_else(|e| fail(format!("serve: {e}")));
+    // The worker finishes the job in hand (at most one transaction), then stops.
+    stop_worker.store(true, Ordering::Relaxed);
+    let _ = worker.join();
 }
 
 async fn shutdown_signal() {
