@@ -17,6 +17,7 @@ function start (store) {
   let immediate = null
   let stopped = false
   let turn = Promise.resolve()
+  let lastError = ''
 
   function schedule (busy) {
     if (stopped) return
@@ -30,10 +31,14 @@ function start (store) {
       let busy = false
       try {
         busy = await store.doJob(Date.now())
+        lastError = ''
       } catch (err) {
         // A failed turn (the database busy past busy_timeout, say) is tried
-        // again after the idle sleep; the job stays in the table.
-        console.error(`node-fastify: job: ${err.code || err.name}: ${err.message}`)
+        // again after the idle sleep; the job stays in the table. An error
+        // is logged once, not again on every turn until a turn succeeds.
+        const message = `node-fastify: job: ${err.code || err.name}: ${err.message}`
+        if (message !== lastError) console.error(message)
+        lastError = message
       }
       schedule(busy)
     })()
