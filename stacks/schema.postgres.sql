@@ -54,10 +54,11 @@ GRANT SELECT ON items TO app;
 GRANT SELECT, INSERT ON bench_events TO app;
 -- Signed in: it reads users, keeps sessions (verify expires one: UPDATE),
 -- places and cancels orders,
--- queues jobs and its worker drains them into audit.
+-- queues jobs and its worker drains them into audit (its take locks the
+-- row FOR UPDATE SKIP LOCKED, which asks for UPDATE).
 GRANT SELECT ON users TO app;
 GRANT SELECT, INSERT, UPDATE, DELETE ON sessions TO app;
 GRANT SELECT, INSERT, UPDATE ON orders TO app;
-GRANT SELECT, INSERT, DELETE ON jobs TO app;
+GRANT SELECT, INSERT, UPDATE, DELETE ON jobs TO app;
 GRANT SELECT, INSERT ON audit TO app;
 GRANT USAGE ON SEQUENCE sessions_id_seq, orders_id_seq, jobs_id_seq, audit_id_seq TO app;

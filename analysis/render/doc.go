@@ -714,25 +714,26 @@ func cellGenerator(g summary.GeneratorUse) string {
 	return "ok, ≤" + units.Percent(g.MaxShare)
 }
 
-// cellJobs is the worker's pace: audit rows a second over the window and
-// the time after it, the median of the runs (their range with more than
-// one), and the most jobs any run left queued.
+// cellJobs is the worker's pace as the twin report counts it: the audit
+// rows written from the window's start to AfterS after its end (the median
+// of the runs, their range with more than one), and the most jobs any run
+// left queued then.
 func cellJobs(jp []summary.JobPace) string {
 	if len(jp) == 0 {
 		return "—"
 	}
-	var rates []float64
+	var done []int64
 	var backlog int64
 	for _, j := range jp {
-		rates = append(rates, j.PerSec)
+		done = append(done, j.Done)
 		backlog = max(backlog, j.Backlog)
 	}
-	slices.Sort(rates)
-	cell := units.Sig(rates[len(rates)/2]) + "/s"
-	if len(rates) > 1 {
-		cell += fmt.Sprintf(" (%s–%s)", units.Sig(rates[0]), units.Sig(rates[len(rates)-1]))
+	slices.Sort(done)
+	cell := units.Group(done[len(done)/2])
+	if len(done) > 1 {
+		cell += fmt.Sprintf(" (%s–%s)", units.Group(done[0]), units.Group(done[len(done)-1]))
 	}
-	return fmt.Sprintf("%s, backlog %s after %g s", cell, units.Group(backlog), jp[0].AfterS)
+	return fmt.Sprintf("%s written, %s left %g s after", cell, units.Group(backlog), jp[0].AfterS)
 }
 
 func cellRows(rc []summary.RowsCheck) string {
