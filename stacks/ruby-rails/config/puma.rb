@@ -31,8 +31,14 @@ if worker_count > 1
   workers worker_count
   preload_app!
   # The GC log's thread (config/initializers/gc_log.rb) is the master's
-  # alone after a fork: each worker starts its own.
-  on_worker_boot { GCLog.start if defined?(GCLog) }
+  # alone after a fork: each worker starts its own. The audit worker's
+  # thread (app/workers/audit_worker.rb) runs in each worker, never in the
+  # master, which serves nothing; in single mode
+  # config/initializers/audit_worker.rb starts it.
+  on_worker_boot do
+    GCLog.start if defined?(GCLog)
+    AuditWorker.start
+  end
   # The lab needs an exit within 5 s of SIGTERM (Puma's default is 30 s).
   worker_shutdown_timeout 3
 else

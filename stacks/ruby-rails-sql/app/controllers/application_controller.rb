@@ -1,4 +1,6 @@
 class ApplicationController < ActionController::Base
+  include CsrfProtection # ruby-rails's: Rails' CSRF protection, 403 on a bad token
+
   private
 
   # The SQLite connection ActiveRecord has checked out for this request's
@@ -6,5 +8,10 @@ class ApplicationController < ActionController::Base
   # SQL directly: there are no models.
   def db
     ActiveRecord::Base.connection
+  end
+
+  # The lab's times: Unix milliseconds.
+  def now_ms
+    Process.clock_gettime(Process::CLOCK_REALTIME, :millisecond)
   end
 end

@@ -1,2 +1,3 @@
 class ApplicationController < ActionController::Base
+  include CsrfProtection
 end
