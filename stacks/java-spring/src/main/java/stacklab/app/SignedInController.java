@@ -48,9 +48,9 @@ class SignedInController {
 
     /** The error line of an invalid order form, by field. */
     private static final Map<String, String> INVALID = Map.of(
-            "email", "Enter a valid email address.",
-            "amount", "Enter an amount such as 149.90.",
-            "currency", "Enter a three-letter currency code such as EUR.");
+            "email", "Invalid email.",
+            "amount", "Invalid amount.",
+            "currency", "Invalid currency.");
 
     private final AuthenticationManager authentication;
     private final Accounts accounts;

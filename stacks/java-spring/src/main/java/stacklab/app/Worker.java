@@ -1,5 +1,7 @@
 package stacklab.app;
 
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -14,6 +16,7 @@ import org.springframework.stereotype.Component;
 class Worker {
 
     private final Orders orders;
+    private volatile boolean closing;
 
     Worker(Orders orders) {
         this.orders = orders;
@@ -24,9 +27,18 @@ class Worker {
         if (!orders.jobsWaiting()) {
             return;
         }
-        // Stops between jobs when the scheduler shuts down (it interrupts its thread).
-        while (!Thread.currentThread().isInterrupted() && orders.runNextJob()) {
-            // next job at once
+        while (!closing && orders.runNextJob()) {
+            // the next job at once
         }
+    }
+
+    /**
+     * Shutdown begins: the run in progress ends after its current job, so
+     * the scheduler stops at once even with a backlog (it waits for a running
+     * task, up to the shutdown phase's timeout). What is left stays queued.
+     */
+    @EventListener(ContextClosedEvent.class)
+    void close() {
+        closing = true;
     }
 }
