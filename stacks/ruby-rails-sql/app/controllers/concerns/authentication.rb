@@ -38,9 +38,10 @@ module Authentication
     db.select_one(FIND_SESSION, "Session load", [token, now_ms]) if token.is_a?(String)
   end
 
-  # HTML: to the sign-in form; JSON: 401.
+  # To the sign-in form; /account's JSON twin (a GET asking for JSON): 401.
+  # A form post is always redirected.
   def request_authentication
-    if request.format.json?
+    if request.get? && request.format.json?
       render json: { error: "unauthorized" }, status: :unauthorized
     else
       redirect_to "/sign_in", status: :see_other
