@@ -109,6 +109,15 @@ func (b *browser) send(method, path string, form url.Values, accept, cookie stri
 	}, nil
 }
 
+// within says where a failure happened, keeping it a failure (its
+// expected and got) rather than turning it into a transport error.
+func within(where string, err error) error {
+	if f, ok := err.(*failure); ok {
+		return &failure{expected: where + ": " + f.expected, got: f.got}
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
+
 // location is a redirect's target as a path ("" when there is none).
 func location(base *url.URL, loc string) string {
 	if loc == "" {
@@ -497,7 +506,7 @@ func (c *checker) checkSignInRefusals() (string, error) {
 				return "", err
 			}
 			if err := wholePage(a, 422, "Sign in"); err != nil {
-				return "", fmt.Errorf("%s password: %w", kind, err)
+				return "", within(fmt.Sprintf("%s password", kind), err)
 			}
 			if !strings.Contains(string(a.body), badCredLine) {
 				return "", fail(fmt.Sprintf("POST /sign_in, %s: the form again with %q", kindWords(kind), badCredLine), cut(a.body))
@@ -529,7 +538,7 @@ func (c *checker) checkSignInRefusals() (string, error) {
 		return "", err
 	}
 	if err := expect(a, 403, ""); err != nil {
-		return "", fmt.Errorf("no %s: %w", tokenField, err)
+		return "", within(fmt.Sprintf("no %s", tokenField), err)
 	}
 	other, _, err := c.newBrowser().signInPage()
 	if err != nil {
@@ -547,7 +556,7 @@ func (c *checker) checkSignInRefusals() (string, error) {
 		return "", err
 	}
 	if err := expect(a, 400, ""); err != nil {
-		return "", fmt.Errorf("no password field: %w", err)
+		return "", within("no password field", err)
 	}
 	after, err := c.count("SELECT COUNT(*) FROM sessions")
 	if err != nil {
@@ -741,7 +750,7 @@ func (c *checker) refusedAccount(b *browser, cookie, why string) error {
 	a.path = "/account (JSON)"
 	o, err := jsonObject(a, 401)
 	if err != nil {
-		return fmt.Errorf("with %s: %w", why, err)
+		return within(fmt.Sprintf("with %s", why), err)
 	}
 	if !slices.Equal(canonical(o), canonical(object{{"error", "unauthorized"}})) {
 		return fail(fmt.Sprintf(`GET /account (JSON) with %s: 401 {"error":"unauthorized"}`, why), short(o))
@@ -784,7 +793,7 @@ func (c *checker) checkOrders() (string, error) {
 			return "", err
 		}
 		if err := redirect(a, "/account"); err != nil {
-			return "", fmt.Errorf("amount %s: %w", tc.amount, err)
+			return "", within(fmt.Sprintf("amount %s", tc.amount), err)
 		}
 		o, err := c.lastOrder(checkUser)
 		if err != nil {
@@ -817,7 +826,7 @@ func (c *checker) checkOrders() (string, error) {
 			return "", err
 		}
 		if err := expect(a, 422, "text/html"); err != nil {
-			return "", fmt.Errorf("email %q amount %q currency %q: %w", tc.email, tc.amount, tc.currency, err)
+			return "", within(fmt.Sprintf("email %q amount %q currency %q", tc.email, tc.amount, tc.currency), err)
 		}
 		m := errorRE.FindStringSubmatch(string(a.body))
 		if m == nil || m[1] != tc.field {
@@ -842,7 +851,7 @@ func (c *checker) checkOrders() (string, error) {
 		return "", err
 	}
 	if err := redirect(a, "/sign_in"); err != nil {
-		return "", fmt.Errorf("signed out: %w", err)
+		return "", within("signed out", err)
 	}
 	after, err := c.count("SELECT COUNT(*) FROM orders")
 	if err != nil {
