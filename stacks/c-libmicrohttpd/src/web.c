@@ -604,9 +604,10 @@ void account_finish(struct request *r, const char *error_field)
 		buf_puts(b, "<p class=\"error\" data-field=\"");
 		buf_puts(b, error_field);
 		buf_puts(b, "\">");
+		/* The words python-fastapi chose, so parity's error lines agree. */
 		buf_puts(b, strcmp(error_field, "email") == 0	 ? "Enter a valid email address."
-			    : strcmp(error_field, "amount") == 0 ? "Enter an amount above 0 with at most two decimals."
-								 : "Enter a three-letter currency code.");
+			    : strcmp(error_field, "amount") == 0 ? "Enter an amount such as 149.90."
+								 : "Enter a three-letter currency code such as EUR.");
 		buf_puts(b, "</p>\n");
 	}
 	buf_puts(b, "<form method=\"post\" action=\"/orders\">\n");
