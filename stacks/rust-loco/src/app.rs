@@ -19,7 +19,7 @@ use sea_orm::{
     sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous},
 };
 
-use crate::{controllers, initializers};
+use crate::{controllers, initializers, workers};
 
 pub struct App;
 
@@ -41,6 +41,7 @@ impl Hooks for App {
         Ok(vec![
             Box::new(initializers::view_engine::ViewEngineInitializer),
             Box::new(initializers::upstream::UpstreamInitializer),
+            Box::new(initializers::csrf::CsrfInitializer),
         ])
     }
 
@@ -51,6 +52,8 @@ impl Hooks for App {
             .add_route(controllers::home::routes())
             .add_route(controllers::items::routes())
             .add_route(controllers::bench::routes())
+            .add_route(controllers::sessions::routes())
+            .add_route(controllers::account::routes())
     }
 
     async fn after_routes(router: AxumRouter, _ctx: &AppContext) -> Result<AxumRouter> {
@@ -123,11 +126,15 @@ async fn connect(cfg: &config::Database) -> std::result::Result<DatabaseConnecti
 /// `AppContext` (and a pool) before dispatching, then `create_app` builds
 /// another, and the first pool stays open, idle, for the life of the server.
 /// The image starts the server with no arguments, so this is its entry.
+/// It also starts the audit worker (`workers::audit`) in this process, as
+/// Loco's `start` spawns its queue worker beside the server; `ServerOnly`,
+/// since Loco's own queue is not used (its tables are not the lab's).
 pub async fn start() -> Result<()> {
     let environment: Environment = resolve_from_env().into();
     let config = App::load_config(&environment).await?;
     logger::init::<App>(&config.logger)?;
     let boot = create_app::<App, Migrator>(StartMode::ServerOnly, &environment, config).await?;
+    workers::audit::spawn(boot.app_context.db.clone());
     let serve = ServeParams {
         port: boot.app_context.config.server.port,
         binding: boot.app_context.config.server.binding.clone(),

@@ -3,3 +3,4 @@ pub mod controllers;
 pub mod initializers;
 pub mod models;
 pub mod views;
+pub mod workers;

@@ -1,2 +1,3 @@
+pub mod csrf;
 pub mod upstream;
 pub mod view_engine;

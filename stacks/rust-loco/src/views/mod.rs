@@ -1,3 +1,5 @@
+pub mod account;
 pub mod bench;
 pub mod home;
 pub mod items;
+pub mod sessions;
