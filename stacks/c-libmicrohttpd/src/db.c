@@ -97,11 +97,39 @@ struct jobs_worker {
 	bool stop, kicked;
 };
 
+/* turns: a FIFO ticket lock that the writer thread(s) and the job worker
+ * take around each write transaction, so they alternate under load instead
+ * of meeting in SQLite's busy handler, which sleeps and retries and lets
+ * the writer, whose next BEGIN IMMEDIATE comes first, starve the worker. */
+struct turns {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned long next, serving;
+};
+
+static void turn_take(struct turns *t)
+{
+	pthread_mutex_lock(&t->mu);
+	unsigned long mine = t->next++;
+	while (mine != t->serving)
+		pthread_cond_wait(&t->cv, &t->mu);
+	pthread_mutex_unlock(&t->mu);
+}
+
+static void turn_give(struct turns *t)
+{
+	pthread_mutex_lock(&t->mu);
+	t->serving++;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
 struct db_pool {
 	struct queue reads, writes;
 	int nworkers;
 	struct worker *workers;
 	struct jobs_worker jobs;
+	struct turns turns;
 };
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
@@ -618,10 +646,12 @@ static void cancel_order(struct worker *w, struct request *r)
 
 /* ---- the job worker ------------------------------------------------------ */
 
+static int take_job_tx(struct jobs_worker *j, char *err, size_t errlen);
+
 /* take_job: the lowest-id job, its audit row written and the job deleted
  * in one BEGIN IMMEDIATE transaction. 1: one done; 0: none; -1: an error.
  * A plain read looks first, so an idle worker never takes the write lock. */
-static int take_job(struct jobs_worker *j, char *err, size_t errlen)
+static int take_job(struct jobs_worker *j, struct turns *turns, char *err, size_t errlen)
 {
 	int rc = sqlite3_step(j->next);
 	sqlite3_reset(j->next);
@@ -629,9 +659,23 @@ static int take_job(struct jobs_worker *j, char *err, size_t errlen)
 		return 0;
 	if (rc != SQLITE_ROW)
 		goto fail;
+	turn_take(turns);
+	int got = take_job_tx(j, err, errlen);
+	turn_give(turns);
+	return got;
+fail:
+	snprintf(err, errlen, "%s", sqlite3_errmsg(j->db));
+	return -1;
+}
+
+/* take_job_tx: the transaction of take_job, its turn taken. */
+static int take_job_tx(struct jobs_worker *j, char *err, size_t errlen)
+{
+	int rc;
 	if (sqlite3_step(j->begin) != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(j->db));
 		sqlite3_reset(j->begin);
-		goto fail;
+		return -1;
 	}
 	sqlite3_reset(j->begin);
 	rc = sqlite3_step(j->next);
@@ -673,16 +717,14 @@ fail_tx:
 		sqlite3_reset(j->rollback);
 	}
 	return -1;
-fail:
-	snprintf(err, errlen, "%s", sqlite3_errmsg(j->db));
-	return -1;
 }
 
 #define JOBS_IDLE_MS 100
 
 static void *jobs_main(void *arg)
 {
-	struct jobs_worker *j = arg;
+	struct db_pool *p = arg;
+	struct jobs_worker *j = &p->jobs;
 	char err[256];
 	for (;;) {
 		pthread_mutex_lock(&j->mu);
@@ -691,7 +733,7 @@ static void *jobs_main(void *arg)
 		pthread_mutex_unlock(&j->mu);
 		if (stop)
 			break;
-		int rc = take_job(j, err, sizeof err);
+		int rc = take_job(j, &p->turns, err, sizeof err);
 		if (rc > 0)
 			continue; /* the next at once */
 		if (rc < 0)
@@ -743,6 +785,11 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct request *r;
 	while ((r = queue_pop(w->queue))) {
+		/* A write takes its turn (r may be freed once answered). */
+		bool writes = r->job == JOB_WRITE || r->job == JOB_SIGN_IN_SESSION || r->job == JOB_ORDER ||
+			r->job == JOB_CANCEL || r->job == JOB_SIGN_OUT;
+		if (writes)
+			turn_take(&w->pool->turns);
 		switch (r->job) {
 		case JOB_ITEMS: newest_items(w, r, false); break;
 		case JOB_PAGE: newest_items(w, r, true); break;
@@ -757,6 +804,8 @@ static void *worker_main(void *arg)
 		case JOB_SIGN_OUT: sign_out(w, r); break;
 		default: request_fail(r, 500, "no such job"); break;
 		}
+		if (writes)
+			turn_give(&w->pool->turns);
 	}
 	return NULL;
 }
@@ -779,6 +828,8 @@ struct db_pool *db_pool_start(const char *path, int readers, int writers, char *
 	p->workers = calloc((size_t)p->nworkers, sizeof *p->workers);
 	queue_init(&p->reads);
 	queue_init(&p->writes);
+	pthread_mutex_init(&p->turns.mu, NULL);
+	pthread_cond_init(&p->turns.cv, NULL);
 	/* Every connection opens before the server listens: a missing or
 	 * unseeded database fails the start, with one line. */
 	for (int i = 0; i < p->nworkers; i++) {
@@ -792,7 +843,7 @@ struct db_pool *db_pool_start(const char *path, int readers, int writers, char *
 		return NULL;
 	for (int i = 0; i < p->nworkers; i++)
 		pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i]);
-	pthread_create(&p->jobs.thread, NULL, jobs_main, &p->jobs);
+	pthread_create(&p->jobs.thread, NULL, jobs_main, p);
 	return p;
 }
 
