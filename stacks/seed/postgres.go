@@ -189,7 +189,9 @@ func checksum(q querier) (string, error) {
 		for i, c := range cols {
 			casts[i] = "CAST(" + c + " AS TEXT)"
 		}
-		query := "SELECT " + strings.Join(casts, ", ") + " FROM " + t.name + " ORDER BY id"
+		// ORDER BY the table's column: Postgres names CAST(id AS TEXT) "id", and
+		// an unqualified id would sort the text.
+		query := "SELECT " + strings.Join(casts, ", ") + " FROM " + t.name + " ORDER BY " + t.name + ".id"
 		h := sha256.New()
 		n := 0
 		err := q.rows(query, func(scan func(...any) error) error {
