@@ -74,6 +74,8 @@ type Study struct {
 	// Size makes it a size study (size.go): code, dependencies, builds and
 	// artifacts per stack instead of load cases.
 	Size *Size
+	// Flows are simulated users' flows (flow.go), in the file's order.
+	Flows []*Flow
 }
 
 // SelfTest is a study that measures the lab itself: A and Twin are the
@@ -385,6 +387,7 @@ type fileShape struct {
 	SelfTest     *selftestShape `toml:"selftest"`
 	Guard        *guardShape    `toml:"guard"`
 	Size         *sizeShape     `toml:"size"`
+	Flows        []flowShape    `toml:"flow"`
 }
 
 type selftestShape struct {
@@ -501,11 +504,17 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 	if len(f.Include) > 0 && len(f.Cases) > 0 {
 		return nil, &Error{Path: path, Key: "include", Msg: "a study either includes others or has cases of its own, not both"}
 	}
+	if f.Size != nil && len(f.Flows) > 0 {
+		return nil, &Error{Path: path, Key: "flow", Msg: "a size study sends no load: it has no [[flow]]"}
+	}
 	if f.Size != nil {
 		return parseSize(s, path, f)
 	}
-	if len(f.Include) == 0 && len(f.Cases) == 0 {
-		return nil, &Error{Path: path, Msg: "no [[case]], no include and no [size]: nothing to measure"}
+	if s.Flows, err = parseFlows(path, f.Flows); err != nil {
+		return nil, err
+	}
+	if len(f.Include) == 0 && len(f.Cases) == 0 && len(f.Flows) == 0 {
+		return nil, &Error{Path: path, Msg: "no [[case]], no include and no [size] (and no [[flow]]): nothing to measure"}
 	}
 	for _, name := range f.Include {
 		if !nameRe.MatchString(name) {
@@ -523,8 +532,8 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 			return nil, err
 		}
 		s.Files = append(s.Files, File{Name: name, Text: string(ib)})
-		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil || inc.Guard != nil {
-			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]], [selftest] or [guard])"}
+		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil || inc.Guard != nil || len(inc.Flows) > 0 {
+			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]], [[flow]], [selftest] or [guard])"}
 		}
 		sec, err := section(ipath, name, inc)
 		if err != nil {
@@ -594,7 +603,8 @@ func typeFault(msg string) (key, text string) {
 		"companionShape": reflect.TypeOf(companionShape{}), "checkShape": reflect.TypeOf(checkShape{}),
 		"variantShape": reflect.TypeOf(variantShape{}), "rampShape": reflect.TypeOf(rampShape{}),
 		"sizeShape": reflect.TypeOf(sizeShape{}), "guardShape": reflect.TypeOf(guardShape{}),
-		"mixShape": reflect.TypeOf(mixShape{}),
+		"mixShape": reflect.TypeOf(mixShape{}), "flowShape": reflect.TypeOf(flowShape{}),
+		"thinkShape": reflect.TypeOf(thinkShape{}), "stepShape": reflect.TypeOf(stepShape{}),
 	}
 	key = m[3]
 	if t, ok := shapes[m[2]]; ok {

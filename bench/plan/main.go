@@ -46,6 +46,8 @@
 //	plan ramp|targets|vegeta STUDY ID ...
 //	    a capacity case's next step, its request mix and the generator's
 //	    arguments (ramp.go)
+//	plan k6 STUDY --url BASE (--vus N --duration D | --stages D:N,...)
+//	    the k6 script of the study's [[flow]]s (k6.go)
 //
 // Exit status 2 on a bad study or bad flags: one line naming the file, the
 // key and what is wrong.
@@ -111,6 +113,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = targets(path, rest, stdout)
 	case "vegeta":
 		err = vegetaArgs(path, rest, stdout)
+	case "k6":
+		err = k6Script(path, rest, stdout)
 	case "order":
 		err = order(path, rest, stdout)
 	case "run-order":
@@ -137,7 +141,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, order, run-order, size-left, eta-start, eta, profile)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, order, run-order, size-left, eta-start, eta, profile)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
