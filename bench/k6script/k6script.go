@@ -273,6 +273,17 @@ function asIs(v) {
   return String(v);
 }
 
+// A value taken from an HTML answer is the one a browser would send: its
+// character references decoded (a template may write '/' as &#x2F;).
+const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+function unescapeHTML(s) {
+  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|amp|lt|gt|quot|apos);/g, (ref, e) => {
+    if (e[0] !== '#') return ENTITIES[e];
+    const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : ref;
+  });
+}
+
 // send makes one step's request and checks its answer; it returns false
 // when a check failed (the flow stops: a later step may need what this
 // one did not get).
@@ -297,10 +308,11 @@ function send(flow, step, values) {
   if (step.contains !== '') {
     checks[label + 'body holds ' + JSON.stringify(step.contains)] = (r) => typeof r.body === 'string' && r.body.includes(step.contains);
   }
+  const html = String(res.headers['Content-Type'] || '').startsWith('text/html');
   for (const [name, re] of step.capture) {
     const m = typeof res.body === 'string' ? new RegExp(re).exec(res.body) : null;
     const got = m === null ? undefined : m.slice(1).find((g) => g !== undefined);
-    if (got !== undefined) values[name] = got;
+    if (got !== undefined) values[name] = html ? unescapeHTML(got) : got;
     checks[label + 'captures ' + name] = () => got !== undefined;
   }
   return check(res, checks, { flow: flow.name });
