@@ -174,6 +174,10 @@ func describe(path string, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(s.Cases()) == 0 && len(s.Flows) > 0 {
+		// plan k6 writes their script; a users ramp that runs it is not built.
+		return &study.Error{Path: path, Key: "flow", Msg: "a study of flows alone has nothing the bench runs yet: its users ramp is not built (plan k6 writes the script)"}
+	}
 	dirs := []string{filepath.Join(*root, "stacks")}
 	if s.StacksDir != "" {
 		if st, err := os.Stat(s.StacksDir); err != nil || !st.IsDir() {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"stacklab/bench/websession"
+
 	"bytes"
 	"fmt"
 	"net/http"
@@ -177,5 +179,37 @@ func TestDescribeSize(t *testing.T) {
 	}
 	if strings.Contains(out, "window ") {
 		t.Errorf("a size study has no window:\n%s", out)
+	}
+}
+
+// A study of flows alone is refused in one line before a bench writes
+// anything: the users ramp that would run its script is not built.
+func TestFlowsAloneAreRefused(t *testing.T) {
+	code, _, errs := runPlan("describe", "../../studies/users.toml", "--lab-root", "../..")
+	if code != 2 || !strings.Contains(errs, "users ramp is not built") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("users: exit %d, %q", code, errs)
+	}
+}
+
+// A signed-in window gets its session's cookies and token; without the
+// session file its arguments are refused; a 303 counted good is not followed.
+func TestSignedInWindow(t *testing.T) {
+	dir := t.TempDir()
+	sess := dir + "/s.json"
+	if err := websession.Write(sess, websession.Session{Cookie: "lab_session=abc; lab_csrf=x", Token: "t+k/="}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runPlan("oha", "../../studies/signed-in.toml", "order", "--url", "http://127.0.0.1:8080", "--session", sess)
+	want := "-c\x0032\x00--redirect\x000\x00-m\x00POST\x00-d\x00email=buyer%40shop.example&amount=149.90&currency=EUR&csrf_token=t%2Bk%2F%3D\x00-T\x00application/x-www-form-urlencoded\x00-H\x00Cookie: lab_session=abc; lab_csrf=x\x00http://127.0.0.1:8080/orders\x00"
+	if code != 0 || out != want {
+		t.Errorf("order: exit %d %s\n got %q\nwant %q", code, errs, out, want)
+	}
+	code, _, errs = runPlan("oha", "../../studies/signed-in.toml", "account", "--url", "http://127.0.0.1:8080")
+	if code != 2 || !strings.Contains(errs, "give its --session") {
+		t.Errorf("no session: exit %d, %q", code, errs)
+	}
+	code, out, _ = runPlan("signin", "../../studies/signed-in.toml", "sign-in-post", "--url", "http://127.0.0.1:8080")
+	if want := "-url\x00http://127.0.0.1:8080\x00-email\x00user1@lab.example\x00-password\x00lab-password-1\x00-form-only\x00"; code != 0 || out != want {
+		t.Errorf("signin: exit %d, %q", code, out)
 	}
 }
