@@ -63,12 +63,17 @@ type Step struct {
 	// Loadgen is the generator's CPU use over all lanes (they share its
 	// CPUs); nil when a lane's was not measured.
 	Loadgen *Loadgen
-	// TimelinePath is the step's cgroup timeline, "" when absent.
+	// TimelinePath is the step's cgroup timeline, "" when absent; Cgroup
+	// is what LoadSteps read of it (as a window's).
 	TimelinePath string
+	Cgroup       Cgroup
 	RelPath      string
 	// LatencyPath is the step's latency timeline (every lane, package
-	// latencyline), "" when absent.
+	// latencyline), "" when absent; Latency is it read, nil when absent,
+	// and LatencyErr why it could not be.
 	LatencyPath string
+	Latency     *latencyline.Timeline
+	LatencyErr  error
 	// Hiccups are the hiccup meters' records of the step, the app's CPUs
 	// first ("app", "loadgen"); empty for steps measured without them.
 	Hiccups []hiccuplog.Log
@@ -109,14 +114,11 @@ func (s *Step) HostStall() (time.Duration, string) {
 // app's CPU, by package ramp's thresholds; "" when it does not or cannot
 // be read.
 func (s *Step) hostCPU() string {
-	if s.TimelinePath == "" {
+	c := &s.Cgroup
+	if s.TimelinePath == "" || c.EndsErr != nil || !c.Several {
 		return ""
 	}
-	a, b, several, err := timeline.ReadEnds(s.TimelinePath)
-	if err != nil || !several {
-		return ""
-	}
-	switch kind, set, v := timeline.HostTook(a, b, ramp.StealShare, ramp.OtherCPUs); kind {
+	switch kind, set, v := timeline.HostTook(c.First, c.Last, ramp.StealShare, ramp.OtherCPUs); kind {
 	case "steal":
 		return fmt.Sprintf("the hypervisor took %.0f%% of the %s CPUs' time during it", 100*v, set)
 	case "other":
@@ -144,12 +146,9 @@ func readHiccups(base string) ([]hiccuplog.Log, error) {
 	return out, nil
 }
 
-// ReadTimeline reads the step's cgroup timeline (nil when there is none),
-// with the rules of Window.ReadTimeline.
-func (s *Step) ReadTimeline() ([]timeline.Sample, error) {
-	w := Window{TimelinePath: s.TimelinePath}
-	return w.ReadTimeline()
-}
+// Samples is the step's cgroup timeline as LoadSteps read it (nil when
+// there is none), with the rules of Window.Samples.
+func (s *Step) Samples() ([]timeline.Sample, error) { return s.Cgroup.Samples, s.Cgroup.Err }
 
 // LaneReport is one lane's vegeta report in a step.
 type LaneReport struct {
@@ -180,18 +179,10 @@ func (s *Step) RampStep() ramp.Step {
 	rs.HostStallMs, rs.HostStallOn = float64(d.Microseconds())/1e3, on
 	rs.Restarted = s.Restarted != ""
 	rs.HostCPU = s.hostCPU()
-	if lt, err := s.latency(); err == nil {
-		rs.Slumps = s.Slumps(lt)
+	if s.Latency != nil && s.LatencyErr == nil {
+		rs.Slumps = s.Slumps(*s.Latency)
 	}
 	return rs
-}
-
-// latency reads the step's latency timeline; an error when it kept none.
-func (s *Step) latency() (latencyline.Timeline, error) {
-	if s.LatencyPath == "" {
-		return latencyline.Timeline{}, errors.New("no latency timeline")
-	}
-	return latencyline.Read(s.LatencyPath)
 }
 
 // Slumps are the step's stretches of answers under half its rate in lt,
@@ -331,6 +322,15 @@ func LoadSteps(dir string) ([]Step, error) {
 		}
 		out = append(out, s)
 	}
+	jobs := make([]func(), len(out))
+	for i := range out {
+		s := &out[i]
+		jobs[i] = func() {
+			s.Cgroup = readCgroup(s.TimelinePath)
+			s.Latency, s.LatencyErr = readLatency(s.LatencyPath)
+		}
+	}
+	parallel(jobs)
 	return out, nil
 }
 

@@ -11,10 +11,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
+	"stacklab/analysis/latencyline"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
 	"stacklab/analysis/pauses"
@@ -23,8 +26,10 @@ import (
 	"stacklab/bench/answer"
 	"stacklab/bench/hiccuplog"
 	"stacklab/bench/netlog"
+	"stacklab/bench/pglog"
 	"stacklab/bench/timeline"
 	"stacklab/bench/uplog"
+	"stacklab/bench/verdict"
 	"stacklab/probes/speed"
 )
 
@@ -46,6 +51,11 @@ type Folder struct {
 	// windows and how each is read.
 	Study *study.Study
 	Runs  []Run // the kept runs, by number; raw/discarded is never read
+	// Verify is verify's record of the folder (raw/verify.json,
+	// bench/verdict), nil when it has none; VerifyErr is why it could not
+	// be read (the summary reports it).
+	Verify    *verdict.Record
+	VerifyErr error
 }
 
 // Run is one kept run: raw/run-N.
@@ -116,14 +126,18 @@ type Window struct {
 	// (<case>.sampler.json, same format; absent in older folders).
 	Sampler *Loadgen
 	// TimelinePath is the window's cgroup timeline (<case>.cgroup.jsonl),
-	// "" when absent. It is read on demand (ReadTimeline): parsing every
-	// timeline of a large folder costs more than everything else together,
-	// and only windows with a latency tail need one.
+	// "" when absent; Load reads it into Cgroup.
 	TimelinePath string
+	// Cgroup is the cgroup timeline, read whole and by its ends.
+	Cgroup Cgroup
 	// PGPath is the Postgres server's samples over the window
 	// (<case>.pg.jsonl, bench/pgsample: a row on the lab's Postgres),
-	// "" when absent; read on demand, as the timeline is.
+	// "" when absent; Load reads it into PG.
 	PGPath string
+	// PG is the Postgres server's samples, nil when absent; PGErr is why
+	// they could not be read (reported by the figure that needs them).
+	PG    []pglog.Sample
+	PGErr error
 	// Canary holds the CPU-speed canary's readings around the window
 	// (<case>.canary.jsonl, probes/speed; absent in older folders).
 	Canary []speed.Reading
@@ -146,9 +160,12 @@ type Window struct {
 	// bias.
 	Recheck *oha.Result
 	// LatencyPath is the window's latency timeline (<case>.latency.jsonl,
-	// package latencyline), "" when absent; read on demand, like the
-	// cgroup timeline.
+	// package latencyline), "" when absent; Load reads it into Latency.
 	LatencyPath string
+	// Latency is the latency timeline, nil when absent; LatencyErr is why
+	// it could not be read (reported by the figure that needs it).
+	Latency    *latencyline.Timeline
+	LatencyErr error
 	// Hiccups are the hiccup meters' records of the window, the app's CPUs
 	// first (<case>.hiccup-app.jsonl, -loadgen), empty when not measured.
 	Hiccups []hiccuplog.Log
@@ -315,6 +332,8 @@ func load(dir string, inProgress bool) (*Folder, error) {
 	if err := checkOneHost(dir, f); err != nil {
 		return nil, err
 	}
+	f.Verify, f.VerifyErr = verdict.Read(dir)
+	f.readEvidence()
 	return f, nil
 }
 
@@ -536,25 +555,112 @@ func loadWindow(dir, srel string, n int, stack, c string) (*Window, error) {
 	return w, nil
 }
 
-// ReadTimeline reads the window's cgroup timeline: nil when there is none.
-// A last line cut mid-write (the sampler was stopped) is dropped and the
-// lines before it kept; any other bad line is an *Error naming file and
-// line.
-func (w *Window) ReadTimeline() ([]timeline.Sample, error) {
-	if w.TimelinePath == "" {
-		return nil, nil
+// Samples is the window's cgroup timeline, as Load read it: nil when there
+// is none, or the *Error that kept it from being read.
+func (w *Window) Samples() ([]timeline.Sample, error) { return w.Cgroup.Samples, w.Cgroup.Err }
+
+// Cgroup is a cgroup timeline as Load read it, whole and by its ends; a
+// fault is kept, not returned by Load: the figures that need the timeline
+// report it, and those that do not never look (a corrupt timeline fails
+// no table that does not read it).
+type Cgroup struct {
+	// Samples are every line, a last line cut mid-write (the sampler was
+	// stopped) dropped and the lines before it kept; Err is any other bad
+	// line, an *Error naming file and line (Samples nil then).
+	Samples []timeline.Sample
+	Err     error
+	// First and Last are the first and the last complete line as
+	// timeline.ReadEnds reads them (what a counter's change over the
+	// window needs); Several is false when there are fewer than two, and
+	// EndsErr is a first or last line that does not parse.
+	First, Last Sample
+	Several     bool
+	EndsErr     error
+}
+
+// Sample is one line of a cgroup timeline (bench/timeline).
+type Sample = timeline.Sample
+
+// readCgroup reads the cgroup timeline at path ("" for none).
+func readCgroup(path string) Cgroup {
+	var c Cgroup
+	if path == "" {
+		return c
 	}
-	ts, err := timeline.ReadFile(w.TimelinePath)
+	c.Samples, c.Err = readTimeline(path)
+	c.First, c.Last, c.Several, c.EndsErr = timeline.ReadEnds(path)
+	return c
+}
+
+// readTimeline reads a cgroup timeline whole: a last line cut mid-write is
+// dropped and the lines before it kept; any other bad line is an *Error
+// naming file and line.
+func readTimeline(path string) ([]timeline.Sample, error) {
+	ts, err := timeline.ReadFile(path)
 	var le *timeline.LineError
 	switch {
 	case errors.As(err, &le) && le.Truncated != "":
 		return ts, nil
 	case errors.As(err, &le):
-		return nil, &Error{fmt.Sprintf("%s:%d", w.TimelinePath, le.Line), "corrupt cgroup timeline line: " + le.Err.Error()}
+		return nil, &Error{fmt.Sprintf("%s:%d", path, le.Line), "corrupt cgroup timeline line: " + le.Err.Error()}
 	case err != nil:
-		return nil, &Error{w.TimelinePath, err.Error()}
+		return nil, &Error{path, err.Error()}
 	}
 	return ts, nil
+}
+
+// readLatency reads the latency timeline at path ("" for none).
+func readLatency(path string) (*latencyline.Timeline, error) {
+	if path == "" {
+		return nil, nil
+	}
+	lt, err := latencyline.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return &lt, nil
+}
+
+// readEvidence reads every window's timelines and Postgres samples, the
+// bulk of what a folder holds, spread over the CPUs; each result goes to
+// its own window, so nothing depends on the order they finish in.
+func (f *Folder) readEvidence() {
+	var jobs []func()
+	for ri := range f.Runs {
+		for si := range f.Runs[ri].Stacks {
+			for wi := range f.Runs[ri].Stacks[si].Windows {
+				w := &f.Runs[ri].Stacks[si].Windows[wi]
+				jobs = append(jobs, func() {
+					w.Cgroup = readCgroup(w.TimelinePath)
+					w.Latency, w.LatencyErr = readLatency(w.LatencyPath)
+					if w.PGPath != "" {
+						w.PG, w.PGErr = pglog.Read(w.PGPath)
+					}
+				})
+			}
+		}
+	}
+	parallel(jobs)
+}
+
+// parallel runs jobs over the CPUs and returns when all are done.
+func parallel(jobs []func()) {
+	next := make(chan func())
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for job := range next {
+				job()
+			}
+		}()
+	}
+	for _, job := range jobs {
+		next <- job
+	}
+	close(next)
+	wg.Wait()
 }
 
 func exists(path string) bool {

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
-	"sync"
 
 	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
@@ -49,40 +47,16 @@ func annotate(f *results.Folder) ([]Annotation, error) {
 			}
 		}
 	}
-	// Reading timelines is most of summarize's time: spread it over the
-	// CPUs, keeping each result in its window's slot so the order (and the
-	// first error reported) does not depend on scheduling.
-	type read struct {
-		ts  []timeline.Sample
-		err error
-	}
-	reads := make([]read, len(tails))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				ts, err := tails[i].ReadTimeline()
-				reads[i] = read{ts, err}
-			}
-		}()
-	}
-	for i := range tails {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	out := []Annotation{}
-	for i, w := range tails {
-		if reads[i].err != nil {
-			return nil, reads[i].err
+	for _, w := range tails {
+		ts, err := w.Samples()
+		if err != nil {
+			return nil, err
 		}
-		if len(reads[i].ts) < 2 {
+		if len(ts) < 2 {
 			continue
 		}
-		if s := sentence(w, reads[i].ts, vm.DirtyRatio, vm.DirtyBytes); s != "" {
+		if s := sentence(w, ts, vm.DirtyRatio, vm.DirtyBytes); s != "" {
 			out = append(out, Annotation{w.Run, w.Stack, w.Case, s})
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"stacklab/analysis/latencyline"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
@@ -221,7 +220,7 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 				cs.Generator = st.GeneratorShare
 				row.GeneratorMax = math.Max(row.GeneratorMax, st.GeneratorShare)
 			}
-			ts, err := win.Steps[i].ReadTimeline()
+			ts, err := win.Steps[i].Samples()
 			if err != nil {
 				return row, err
 			}
@@ -232,11 +231,11 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 				cs.Throttled = ptr(v)
 			}
 			cs.Why = ramp.Decide(c, steps[:i]).Why
-			if p := win.Steps[i].LatencyPath; p != "" {
-				lt, err := latencyline.Read(p)
-				if err != nil {
-					return row, err
+			if ws := &win.Steps[i]; ws.LatencyPath != "" {
+				if ws.LatencyErr != nil {
+					return row, ws.LatencyErr
 				}
+				lt := ws.Latency
 				cs.AnswerGapMs = ptr(float64(lt.Header.AnswerGapMs))
 			}
 			if ws := &win.Steps[i]; ws.Restarted != "" {
@@ -360,7 +359,7 @@ func (s *Summary) throttledOver(f *results.Folder, stack, id string) *stat.Range
 		if w == nil || w.Result == nil {
 			continue
 		}
-		ts, err := w.ReadTimeline()
+		ts, err := w.Samples()
 		if err != nil {
 			if s.readErr == nil {
 				s.readErr = err

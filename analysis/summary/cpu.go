@@ -4,7 +4,6 @@ import (
 	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
-	"stacklab/bench/timeline"
 )
 
 // CPU time per request: the app cgroup's CPU time over a window ÷ its good
@@ -18,12 +17,12 @@ import (
 // on the same CPU). False when the window has no timeline, the timeline
 // has no CPU figure or fewer than two lines, or nothing was answered; a
 // timeline whose first or last line does not parse gives no value either
-// (corrupt timelines are reported where annotations read them whole).
+// (corrupt timelines are reported by the figures that use them whole).
 func CPUPerRequest(w *results.Window, good int64) (float64, bool) {
 	if w.TimelinePath == "" {
 		return 0, false
 	}
-	first, last, several, err := timeline.ReadEnds(w.TimelinePath)
+	first, last, several, err := w.Cgroup.First, w.Cgroup.Last, w.Cgroup.Several, w.Cgroup.EndsErr
 	if err != nil || !several || first.CPUUsageNs == nil || last.CPUUsageNs == nil || *last.CPUUsageNs < *first.CPUUsageNs {
 		return 0, false
 	}

@@ -17,7 +17,6 @@ import (
 	"stacklab/analysis/study"
 	"stacklab/analysis/units"
 	"stacklab/bench/hiccuplog"
-	"stacklab/bench/pglog"
 	"stacklab/bench/timeline"
 	"stacklab/bench/uplog"
 )
@@ -425,16 +424,16 @@ func windowEvidence(f *results.Folder, w *results.Window) (*evidence, error) {
 	if w.LatencyPath == "" {
 		return nil, nil
 	}
-	lt, err := latencyline.Read(w.LatencyPath)
-	if err != nil {
-		return nil, err
+	if w.LatencyErr != nil {
+		return nil, w.LatencyErr
 	}
-	ts, err := w.ReadTimeline()
+	lt := w.Latency
+	ts, err := w.Samples()
 	if err != nil {
 		return nil, err
 	}
 	vm := f.Manifest.Host.Fingerprint.VM
-	ev := &evidence{lt: &lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w, float64(int64(len(lt.Buckets))*lt.Header.BucketMs)/1e3), pauses: w.Pauses,
+	ev := &evidence{lt: lt, hiccups: w.Hiccups, samples: ts, cpuLimit: appCPULimit(f), warmup: warmupWords(w, float64(int64(len(lt.Buckets))*lt.Header.BucketMs)/1e3), pauses: w.Pauses,
 		dirtyRatio: vm.DirtyRatio, dirtyBytes: vm.DirtyBytes}
 	if w.Loadgen != nil {
 		ev.genShare, ev.genSat = w.Loadgen.Share(), w.Loadgen.Saturated
@@ -495,11 +494,10 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 				// the stretch, and its waits as the cause when they held
 				// most of its backends and nothing of the host's did.
 				if w.PGPath != "" {
-					samples, err := pglog.Read(w.PGPath)
-					if err != nil {
-						return nil, nil, err
+					if w.PGErr != nil {
+						return nil, nil, w.PGErr
 					}
-					if words, held := serverWords(samples, sp); words != "" {
+					if words, held := serverWords(w.PG, sp); words != "" {
 						s += "; " + words
 						if held && (cause == CauseUnexplained || cause == CauseAppStall) {
 							cause = CauseServer
@@ -529,7 +527,7 @@ func explainWindows(f *results.Folder) ([]Explanation, map[string][]windowFindin
 // explainStep names the cause of a failed capacity step.
 func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, v ramp.Verdict, overload string) (Explanation, error) {
 	e := Explanation{Run: run, Stack: stack, Case: c, Step: st.Target.Step}
-	ts, err := st.ReadTimeline()
+	ts, err := st.Samples()
 	if err != nil {
 		return e, err
 	}
@@ -543,14 +541,14 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	what := fmt.Sprintf("failed at %s req/s (%s)", units.Rate(st.Target.Rate), v.Reason)
 	var sp span
 	if st.LatencyPath != "" {
-		lt, err := latencyline.Read(st.LatencyPath)
-		if err != nil {
-			return e, err
+		if st.LatencyErr != nil {
+			return e, st.LatencyErr
 		}
-		ev.lt = &lt
-		ev.slumps = st.Slumps(lt)
+		lt := st.Latency
+		ev.lt = lt
+		ev.slumps = st.Slumps(*lt)
 		var where string
-		sp, where = stallSpan(&lt)
+		sp, where = stallSpan(lt)
 		what += "; " + where
 	} else {
 		sp = span{math.MinInt64 / 2, math.MaxInt64 / 2}

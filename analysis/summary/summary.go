@@ -18,7 +18,6 @@ import (
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
-	"stacklab/bench/verdict"
 )
 
 // Summary is everything summary.md, summary.json and report.html show.
@@ -440,11 +439,10 @@ func Compute(f *results.Folder, opt Options) (*Summary, error) {
 	s.SelfTest = selfTest(f.Study.SelfTest, s.Sections)
 	selfTestPause(f, s.SelfTest, s.Explanations, found)
 	s.Canary = canary(f, s.Sections)
-	rec, err := verdict.Read(f.Dir)
-	if err != nil {
-		return nil, err
+	if f.VerifyErr != nil {
+		return nil, f.VerifyErr
 	}
-	if rec != nil {
+	if rec := f.Verify; rec != nil {
 		s.Verify = rec.Header()
 	}
 	if m.Profile == "paired" {
