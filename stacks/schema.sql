@@ -1,4 +1,4 @@
--- The lab app's schema (APP.md). Owned by the lab: stacks never create tables.
+-- The lab app's schema (docs/app.md). Owned by the lab: stacks never create tables.
 CREATE TABLE items (
   id INTEGER PRIMARY KEY,
   title TEXT NOT NULL,
@@ -10,7 +10,7 @@ CREATE TABLE bench_events (
   payload TEXT NOT NULL,
   created_at INTEGER NOT NULL
 );
--- Signed-in traffic (APP.md, "Signed-in routes"): accounts, their sessions,
+-- Signed-in traffic (docs/app.md, "Signed-in routes"): accounts, their sessions,
 -- orders placed with a form, the job queue a worker drains, and its audit.
 CREATE TABLE users (
   id INTEGER PRIMARY KEY,

@@ -1,5 +1,5 @@
 // Package stacks holds what every stack shares: the lab app's schema and its
-// deterministic seed data (APP.md).
+// deterministic seed data (docs/app.md).
 package stacks
 
 import (

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// The password hash every stack verifies (APP.md, "Users and orders"):
+// The password hash every stack verifies (docs/app.md, "Users and orders"):
 // bcrypt's $2b$ at cost 10.
 const (
 	HashPrefix = "$2b$"

@@ -23,7 +23,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// labSchema is the lab's schema (../schema.sql, APP.md): the tests create
+// labSchema is the lab's schema (../schema.sql, docs/app.md): the tests create
 // the real tables and fill them with small data of their own, so they do
 // not depend on the seeder.
 func labSchema(t testing.TB) string {
@@ -179,7 +179,7 @@ func TestItemsNewestTwentyInKeyOrder(t *testing.T) {
 	if st != 200 || h.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET /items: %d %s", st, h.Get("Content-Type"))
 	}
-	// Byte-level check of key order: APP.md fixes it, and the parity check
+	// Byte-level check of key order: docs/app.md fixes it, and the parity check
 	// normalises JSON but readers diff the raw answers.
 	wantStart := `{"items":[{"id":30,"title":"Tom \u0026 Jerry's \u003cb\u003e\"quoted\"\u003c/b\u003e — naïve 日本","created_at":1700000030},{"id":29,"title":"item 29","created_at":1700000029},`
 	if !strings.HasPrefix(b, wantStart) {
@@ -847,7 +847,7 @@ func TestParseAmount(t *testing.T) {
 	}
 }
 
-// waitJobs waits (at most 5 s, APP.md) for the worker to empty jobs.
+// waitJobs waits (at most 5 s, docs/app.md) for the worker to empty jobs.
 func waitJobs(t *testing.T, f *fixture) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); f.count(t, "SELECT count(*) FROM jobs") > 0; time.Sleep(20 * time.Millisecond) {

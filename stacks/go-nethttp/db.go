@@ -18,7 +18,7 @@ import (
 const driverName = "sqlite3_lab"
 
 // connPragmas run on every new physical connection, before first use
-// (APP.md). The driver already sets busy_timeout and synchronous on open;
+// (docs/app.md). The driver already sets busy_timeout and synchronous on open;
 // they are repeated here so the app does not lean on a driver default.
 var connPragmas = []string{
 	"PRAGMA journal_mode = WAL",
@@ -86,14 +86,14 @@ func openDB(ctx context.Context, path string, pool int) (*sql.DB, error) {
 	return db, nil
 }
 
-// labTables are the tables the app reads and writes (APP.md, "Schema and
+// labTables are the tables the app reads and writes (docs/app.md, "Schema and
 // seed"); the lab creates them, the app only checks they are there.
 var labTables = []string{"items", "bench_events", "users", "sessions", "orders", "jobs", "audit"}
 
 // labTablesIn is labTables as an SQL list: ('items', ...).
 var labTablesIn = "('" + strings.Join(labTables, "', '") + "')"
 
-// pragmas is the answer of /bench/pragmas, keys in APP.md's order, then
+// pragmas is the answer of /bench/pragmas, keys in docs/app.md's order, then
 // the connection that served it.
 type pragmas struct {
 	JournalMode      string `json:"journal_mode"`

@@ -1,5 +1,5 @@
-// Command go-nethttp is the lab app (../../shared/design/APP.md, in the
-// lab's design folder) in Go's standard library: net/http, database/sql with
+// Command go-nethttp is the lab app (../../docs/app.md)
+// in Go's standard library: net/http, database/sql with
 // mattn/go-sqlite3, html/template and encoding/json.
 //
 // Environment: PORT (8080), DATABASE_PATH (/data/app.db), DATABASE_URL
@@ -266,7 +266,7 @@ func run() error {
 		return err
 	case <-ctx.Done():
 	}
-	// APP.md: exit within 5 s of SIGTERM. Requests in flight get 4 s
+	// docs/app.md: exit within 5 s of SIGTERM. Requests in flight get 4 s
 	// (the slowest route waits 100 ms on the upstream).
 	sctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 	defer cancel()

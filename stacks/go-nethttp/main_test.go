@@ -109,7 +109,7 @@ func freePort(t *testing.T) string {
 
 // TestSIGTERMFinishesInFlightAndExits runs the real binary: a request in
 // flight (an upstream call held for 1 s) still gets its 200, and the process
-// exits 0 well within APP.md's 5 s.
+// exits 0 well within docs/app.md's 5 s.
 func TestSIGTERMFinishesInFlightAndExits(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "go-nethttp")
@@ -171,7 +171,7 @@ func TestSIGTERMFinishesInFlightAndExits(t *testing.T) {
 			t.Errorf("exit after SIGTERM: %v, want status 0", err)
 		}
 		if el := time.Since(start); el > 5*time.Second {
-			t.Errorf("exited %v after SIGTERM, APP.md allows 5 s", el)
+			t.Errorf("exited %v after SIGTERM, docs/app.md allows 5 s", el)
 		}
 	case <-time.After(6 * time.Second):
 		t.Fatal("still running 6 s after SIGTERM")

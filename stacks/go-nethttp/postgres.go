@@ -17,7 +17,7 @@ import (
 // database/sql's layer, but then every handler is written twice.
 const (
 	pgInsert = "INSERT INTO bench_events (payload, created_at) VALUES ($1, $2) RETURNING id"
-	// The session's settings that matter (APP.md), read on the connection
+	// The session's settings that matter (docs/app.md), read on the connection
 	// that serves the request, which pg_backend_pid names: the server
 	// process of that one connection.
 	pgSettings = "SELECT current_setting('transaction_isolation'), current_setting('synchronous_commit'), " +
@@ -51,7 +51,7 @@ func openPostgres(ctx context.Context, url string, pool int) (*sql.DB, error) {
 	return db, nil
 }
 
-// pgSession is /bench/pragmas' answer on Postgres, keys in APP.md's order.
+// pgSession is /bench/pragmas' answer on Postgres, keys in docs/app.md's order.
 type pgSession struct {
 	TransactionIsolation string `json:"transaction_isolation"`
 	SynchronousCommit    string `json:"synchronous_commit"`

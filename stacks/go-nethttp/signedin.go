@@ -1,6 +1,6 @@
 package main
 
-// The signed-in routes (APP.md, "Signed-in routes: sessions, forms and a
+// The signed-in routes (docs/app.md, "Signed-in routes: sessions, forms and a
 // job"). Go's standard library has no sessions and no CSRF protection, so
 // both are written here on what it does have: the session is a row of the
 // lab's sessions table named by a random token in the lab_session cookie,
@@ -54,7 +54,7 @@ var (
 	accountTmpl = template.Must(template.New("account").Parse(accountHTML))
 )
 
-// The form's fields (APP.md): email as the regular expression says and at
+// The form's fields (docs/app.md): email as the regular expression says and at
 // most 254 bytes; amount as text to minor units; currency three capitals.
 var (
 	emailRE    = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
@@ -462,7 +462,7 @@ func (a *app) account(w http.ResponseWriter, r *http.Request) {
 	render(w, http.StatusOK, accountTmpl, accountPage{User: u, Orders: orders, CSRF: token})
 }
 
-// validOrder checks the fields in APP.md's order; the first invalid one is
+// validOrder checks the fields in docs/app.md's order; the first invalid one is
 // named. An absent field is invalid.
 func validOrder(f orderForm) (cents int64, bad *invalidField) {
 	if len(f.Email) > 254 || !emailRE.MatchString(f.Email) {

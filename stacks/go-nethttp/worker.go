@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// workerIdle is how long the worker sleeps when it finds no job (APP.md:
+// workerIdle is how long the worker sleeps when it finds no job (docs/app.md:
 // at most 100 ms).
 const workerIdle = 100 * time.Millisecond
 
-// runWorker is the background worker (APP.md, "The background worker"): one
+// runWorker is the background worker (docs/app.md, "The background worker"): one
 // goroutine in the app's process draining the jobs table, the lowest id
 // first. While jobs wait it takes the next at once; when it finds none it
 // sleeps workerIdle. It returns when ctx ends. A database error is logged

@@ -45,7 +45,7 @@ function open (path) {
   // One read transaction: the count and the rows come from one snapshot.
   const readEvents = db.transaction(() => ({ count: countEvents.get(), latest: latestEvents.all() }))
 
-  // The signed-in routes (APP.md, "Signed-in routes"). Every write is one
+  // The signed-in routes (docs/app.md, "Signed-in routes"). Every write is one
   // BEGIN IMMEDIATE transaction; the reads are single statements.
   const sessionUser = db.prepare('SELECT user_id FROM sessions WHERE token = ? AND expires_at > ?').pluck()
   const userById = db.prepare('SELECT id, email FROM users WHERE id = ?')

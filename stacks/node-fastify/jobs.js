@@ -1,6 +1,6 @@
 'use strict'
 
-// The background worker (APP.md, "The background worker"): a timer loop on
+// The background worker (docs/app.md, "The background worker"): a timer loop on
 // this process's event loop over the database's jobs table, no broker and
 // no second process. Each turn does one job (store.doJob: the lowest id
 // deleted and its audit row written in one write transaction); while jobs

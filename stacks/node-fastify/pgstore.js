@@ -15,7 +15,7 @@ const types = {
   getTypeParser: (oid, format) => oid === 20 ? (v) => Number(v) : pg.types.getTypeParser(oid, format)
 }
 
-// The session's settings that matter (APP.md), read on the connection that
+// The session's settings that matter (docs/app.md), read on the connection that
 // runs the query; pg_backend_pid names it (the server process of that one
 // connection).
 const SETTINGS = "SELECT current_setting('transaction_isolation') AS transaction_isolation, " +
@@ -53,7 +53,7 @@ function open (url, size) {
   })
 
   return {
-    // The signed-in routes, as db.js's (APP.md, "On Postgres").
+    // The signed-in routes, as db.js's (docs/app.md, "On Postgres").
     sessionUser: async (token, now) => {
       const session = await query('session', 'SELECT user_id FROM sessions WHERE token = $1 AND expires_at > $2', [token, now])
       if (session.rows.length === 0) return undefined

@@ -1,6 +1,6 @@
 'use strict'
 
-// The signed-in routes (APP.md, "Signed-in routes: sessions, forms and a
+// The signed-in routes (docs/app.md, "Signed-in routes: sessions, forms and a
 // job"), registered as one encapsulated Fastify plugin: the cookie, form-body
 // and CSRF plugins, and their hooks, apply to these routes only, so the
 // bench routes of app.js run exactly as before.

@@ -14,7 +14,7 @@
 
 #include "app.h"
 
-/* APP.md's setup, run on every connection before its first use. */
+/* docs/app.md's setup, run on every connection before its first use. */
 static const char pragmas[] =
 	"PRAGMA journal_mode = WAL;"
 	"PRAGMA synchronous = NORMAL;"
@@ -24,7 +24,7 @@ static const char pragmas[] =
 	"PRAGMA journal_size_limit = 67108864;"
 	"PRAGMA foreign_keys = ON;";
 
-/* The names /bench/pragmas reports, in APP.md's order. */
+/* The names /bench/pragmas reports, in docs/app.md's order. */
 static const char *const pragma_names[] = {
 	"journal_mode", "synchronous", "busy_timeout", "cache_size",
 	"mmap_size", "journal_size_limit", "foreign_keys",

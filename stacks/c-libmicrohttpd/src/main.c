@@ -1,4 +1,4 @@
-/* c-libmicrohttpd: the lab app (APP.md) on GNU libmicrohttpd and SQLite.
+/* c-libmicrohttpd: the lab app (docs/app.md) on GNU libmicrohttpd and SQLite.
  *
  * HTTP I/O runs on MHD's internal poll() thread(s), one per CPU. Those
  * threads never touch SQLite or wait on the upstream: a route that needs
@@ -409,7 +409,7 @@ int main(void)
 	/* Stop accepting; answer what is in flight, each answer closing its
 	 * connection (as Go's Shutdown does), for up to 3 s; then answer
 	 * whatever is left (upstream calls: 502), and stop MHD, which closes
-	 * the idle keep-alive connections. Well within APP.md's 5 s. */
+	 * the idle keep-alive connections. Well within docs/app.md's 5 s. */
 	MHD_socket lfd = MHD_quiesce_daemon(d);
 	atomic_store(&draining, true);
 	struct timespec tick = {0, 10 * 1000000};

@@ -17,7 +17,7 @@ static const char sql_items[] = "SELECT id, title, created_at FROM items ORDER B
 static const char sql_read[] =
 	"SELECT (SELECT count(*) FROM bench_events), id, created_at FROM bench_events ORDER BY id DESC LIMIT 20";
 static const char sql_insert[] = "INSERT INTO bench_events (payload, created_at) VALUES ($1, $2) RETURNING id";
-/* The session's settings that matter (APP.md), on this connection; the
+/* The session's settings that matter (docs/app.md), on this connection; the
  * server process behind it, pg_backend_pid, names it. */
 static const char sql_settings[] =
 	"SELECT current_setting('transaction_isolation'), current_setting('synchronous_commit'), "

@@ -1,4 +1,4 @@
-/* The signed-in routes (APP.md, "Signed-in routes"): the parts that touch
+/* The signed-in routes (docs/app.md, "Signed-in routes"): the parts that touch
  * no database. The form parser, the checks of a field, the random tokens,
  * bcrypt, the CSRF token, and the sign-in and account pages and JSON.
  *

@@ -87,7 +87,7 @@ int main(void)
 	char err[256];
 	check("web_init", web_init(err, sizeof err));
 
-	/* APP.md's amounts. */
+	/* docs/app.md's amounts. */
 	amount("149.90", 14990);
 	amount("149.9", 14990);
 	amount("149", 14900);

@@ -1,4 +1,4 @@
-"""The lab app (shared/design/APP.md) on FastAPI."""
+"""The lab app (docs/app.md) on FastAPI."""
 
 import asyncio
 import inspect

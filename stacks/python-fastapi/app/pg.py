@@ -20,7 +20,7 @@ READ = (
     "SELECT (SELECT count(*) FROM bench_events) AS count, id, created_at "
     "FROM bench_events ORDER BY id DESC LIMIT 20"
 )
-# The session's settings that matter (APP.md), read on the connection that
+# The session's settings that matter (docs/app.md), read on the connection that
 # runs the query; pg_backend_pid names it (the server process of that one
 # connection).
 SETTINGS = (

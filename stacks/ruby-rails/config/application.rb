@@ -29,14 +29,14 @@ module Stacklab
 
     # Rails' own session: the cookie store, encrypted and authenticated
     # (AES-256-GCM under secret_key_base), in the cookie lab_session
-    # (APP.md), HttpOnly, SameSite=Lax, Path=/. It holds the sessions row's
+    # (docs/app.md), HttpOnly, SameSite=Lax, Path=/. It holds the sessions row's
     # token (app/controllers/concerns/authentication.rb) and Rails' CSRF
     # token, so a form's token stays good for as long as the client sends
     # the cookie it was given with it.
     config.session_store :cookie_store, key: "lab_session", httponly: true, same_site: :lax
 
     # Rails' CSRF protection (protect_from_forgery), its form field named as
-    # APP.md names it (Rails' default is authenticity_token). A refusal is
+    # docs/app.md names it (Rails' default is authenticity_token). A refusal is
     # answered 403 (app/controllers/concerns/csrf_protection.rb) and not
     # logged: the lab logs nothing per request.
     config.action_controller.request_forgery_protection_token = :csrf_token

@@ -8,7 +8,7 @@ Rails.application.routes.draw do
   get "/bench/read", to: "bench#read"
   get "/bench/pragmas", to: "bench#pragmas"
 
-  # Signed in (APP.md, "Signed-in routes"). format: false: /account's JSON
+  # Signed in (docs/app.md, "Signed-in routes"). format: false: /account's JSON
   # twin is chosen by the Accept header, not by a ".json" path.
   scope format: false do
     get "/sign_in", to: "sessions#new"

@@ -1,4 +1,4 @@
-//! The lab app (shared/design/APP.md) on axum + tokio, SQLite through rusqlite
+//! The lab app (docs/app.md) on axum + tokio, SQLite through rusqlite
 //! and an r2d2 pool, /page through askama; the signed-in routes in
 //! `signed_in.rs` (CSRF in `csrf.rs`), their jobs' worker in `worker.rs`.
 

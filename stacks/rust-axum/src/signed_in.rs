@@ -1,4 +1,4 @@
-//! The signed-in routes (APP.md, "Signed-in routes: sessions, forms and a
+//! The signed-in routes (docs/app.md, "Signed-in routes: sessions, forms and a
 //! job"): sign-in with bcrypt, a database session behind the `lab_session`
 //! cookie, the account page and its JSON twin, orders and cancels queued for
 //! the worker (`worker.rs`), every form guarded by `csrf.rs`.

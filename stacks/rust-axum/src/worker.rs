@@ -1,4 +1,4 @@
-//! The background worker (APP.md, "The background worker"): one std thread
+//! The background worker (docs/app.md, "The background worker"): one std thread
 //! with a SQLite connection of its own (not one of the pool's, so it never
 //! waits for a request's connection nor holds one back), draining `jobs`
 //! lowest id first. Each job is one `BEGIN IMMEDIATE` transaction: the
@@ -18,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use crate::{PRAGMAS, now_ms};
 
-/// How long the worker sleeps when it found no job (APP.md: at most 100 ms).
+/// How long the worker sleeps when it found no job (docs/app.md: at most 100 ms).
 pub const IDLE: Duration = Duration::from_millis(100);
 
 /// Opens the worker's connection (with the pragmas every connection runs)

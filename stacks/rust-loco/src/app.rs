@@ -45,7 +45,7 @@ impl Hooks for App {
         ])
     }
 
-    /// `empty()`, not `with_default_routes()`: APP.md's app has `/up` and
+    /// `empty()`, not `with_default_routes()`: docs/app.md's app has `/up` and
     /// answers 404 on every other path, Loco's `/_ping` and `/_health` included.
     fn routes(_ctx: &AppContext) -> AppRoutes {
         AppRoutes::empty()
@@ -60,7 +60,7 @@ impl Hooks for App {
         Ok(router.method_not_allowed_fallback(controllers::fallback::method_not_allowed))
     }
 
-    /// Swaps Loco's pool for one that runs APP.md's pragmas on every
+    /// Swaps Loco's pool for one that runs docs/app.md's pragmas on every
     /// connection it opens. `loco_rs::db::connect` runs its SQLite pragmas
     /// (`run_on_start`) once, through whichever pooled connection answers, so
     /// only the file-level `journal_mode = WAL` reaches the others; sqlx's

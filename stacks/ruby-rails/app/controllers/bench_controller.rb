@@ -36,7 +36,7 @@ class BenchController < ApplicationController
   # adapter, which the pool makes when it opens the connection, one per
   # SQLite handle (the sqlite3 gem does not show the handle's address, and
   # the adapter's raw_connection would turn its lazy transactions off).
-  # On Postgres the session's settings that matter (APP.md), named by the
+  # On Postgres the session's settings that matter (docs/app.md), named by the
   # server process behind this connection (pg_backend_pid).
   PG_SETTINGS = %w[transaction_isolation synchronous_commit statement_timeout client_encoding].freeze
 

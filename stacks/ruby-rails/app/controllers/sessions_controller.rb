@@ -1,4 +1,4 @@
-# GET /sign_in, POST /sign_in, POST /sign_out (APP.md, "Signed-in routes").
+# GET /sign_in, POST /sign_in, POST /sign_out (docs/app.md, "Signed-in routes").
 class SessionsController < ApplicationController
   include Authentication
   allow_unauthenticated_access

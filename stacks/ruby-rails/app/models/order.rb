@@ -9,7 +9,7 @@ class Order < ApplicationRecord
 
   scope :newest, -> { order(id: :desc).limit(20) }
 
-  # The form's fields in APP.md's order (the first error is the field the
+  # The form's fields in docs/app.md's order (the first error is the field the
   # 422 names); an absent field is invalid. belongs_to's check of the user
   # reads nothing: the order is built from the signed-in user.
   validates :email, format: { with: EMAIL, message: "Invalid email." }

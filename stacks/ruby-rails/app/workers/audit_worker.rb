@@ -1,4 +1,4 @@
-# The background worker (APP.md, "The background worker"): a thread in each
+# The background worker (docs/app.md, "The background worker"): a thread in each
 # serving process (config/initializers/audit_worker.rb, config/puma.rb)
 # that drains the jobs table. It takes the lowest-id job and, in one write
 # transaction, writes its audit row and deletes it. While jobs wait it

@@ -1,4 +1,4 @@
-//! The account page and the order forms (APP.md, "Signed-in routes").
+//! The account page and the order forms (docs/app.md, "Signed-in routes").
 use axum::http::StatusCode;
 use loco_rs::prelude::{cookie::CookieJar, *};
 use serde::Deserialize;

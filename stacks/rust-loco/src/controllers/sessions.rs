@@ -1,4 +1,4 @@
-//! Sign-in and sign-out (APP.md, "Signed-in routes").
+//! Sign-in and sign-out (docs/app.md, "Signed-in routes").
 use axum::http::StatusCode;
 use loco_rs::prelude::{cookie::CookieJar, *};
 use serde::Deserialize;

@@ -1,6 +1,6 @@
 //! What the signed-in controllers share: the session cookie, the session
 //! check every signed-in request makes, and the plain answers (303, 403,
-//! 404, 409) with the `Content-Type` APP.md asks of every answer.
+//! 404, 409) with the `Content-Type` docs/app.md asks of every answer.
 use axum::http::{StatusCode, header};
 use loco_rs::prelude::{
     cookie::{Cookie, CookieJar, SameSite},
@@ -57,7 +57,7 @@ pub fn with_cookie(builder: format::RenderBuilder, cookie: Option<Cookie<'static
 }
 
 /// 303 to `to`. Loco's `redirect` answers 303 with an empty body and no
-/// `Content-Type`; APP.md wants one on every answer.
+/// `Content-Type`; docs/app.md wants one on every answer.
 pub fn see_other(builder: format::RenderBuilder, to: &str) -> Result<Response> {
     builder
         .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")

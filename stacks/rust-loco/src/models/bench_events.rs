@@ -14,7 +14,7 @@ pub use super::_entities::bench_events::{self, ActiveModel, Column, Entity, Mode
 pub const PAYLOAD: &str = "stacklab-bench-write-payload-0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopq";
 const _: () = assert!(PAYLOAD.len() == 200);
 
-/// How many rows /bench/read lists (APP.md).
+/// How many rows /bench/read lists (docs/app.md).
 pub const LATEST: u64 = 20;
 
 #[async_trait::async_trait]

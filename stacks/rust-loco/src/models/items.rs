@@ -3,7 +3,7 @@ use serde::Serialize;
 
 pub use super::_entities::items::{self, ActiveModel, Column, Entity, Model};
 
-/// How many rows /items and /page list (APP.md).
+/// How many rows /items and /page list (docs/app.md).
 pub const NEWEST: u64 = 20;
 
 #[async_trait::async_trait]

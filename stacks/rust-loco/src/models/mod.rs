@@ -10,7 +10,7 @@ pub mod users;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Unix time in milliseconds, the unit of every time column (APP.md).
+/// Unix time in milliseconds, the unit of every time column (docs/app.md).
 #[must_use]
 pub fn now_ms() -> i64 {
     SystemTime::now()

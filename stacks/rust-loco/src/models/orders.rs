@@ -9,7 +9,7 @@ use super::{jobs, now_ms};
 #[async_trait::async_trait]
 impl ActiveModelBehavior for ActiveModel {}
 
-/// How many orders /account lists (APP.md).
+/// How many orders /account lists (docs/app.md).
 pub const NEWEST: u64 = 20;
 
 /// An order's total as text: major units with exactly two decimals (14990
@@ -62,7 +62,7 @@ pub fn valid_currency(s: &str) -> bool {
     s.len() == 3 && s.bytes().all(|b| b.is_ascii_uppercase())
 }
 
-/// A new order's fields, checked in APP.md's order.
+/// A new order's fields, checked in docs/app.md's order.
 #[derive(Debug)]
 pub struct NewOrder {
     pub email: String,
@@ -95,7 +95,7 @@ pub enum Cancel {
     NotPending,
 }
 
-/// `BEGIN IMMEDIATE`: the write lock up front (APP.md).
+/// `BEGIN IMMEDIATE`: the write lock up front (docs/app.md).
 fn immediate() -> TransactionOptions {
     TransactionOptions {
         sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),

@@ -7,7 +7,7 @@ use sea_orm::{
 };
 use serde::Serialize;
 
-/// Field order is the JSON key order APP.md gives, then the connection.
+/// Field order is the JSON key order docs/app.md gives, then the connection.
 #[derive(Debug, Serialize)]
 pub struct Pragmas {
     pub journal_mode: String,

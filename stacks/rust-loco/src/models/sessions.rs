@@ -7,7 +7,7 @@ use super::{now_ms, users};
 #[async_trait::async_trait]
 impl ActiveModelBehavior for ActiveModel {}
 
-/// A session lasts 24 h from sign-in (APP.md).
+/// A session lasts 24 h from sign-in (docs/app.md).
 pub const LIFETIME_MS: i64 = 86_400_000;
 
 /// 256 bits from the operating system's random source, URL-safe base64 (43

@@ -1,5 +1,5 @@
 //! `/account` as HTML (`account/show.html`) and as JSON. Struct fields give
-//! the JSON key order APP.md asks for.
+//! the JSON key order docs/app.md asks for.
 use loco_rs::prelude::*;
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Struct fields give the JSON key order APP.md asks for (a `data!({..})`
+//! Struct fields give the JSON key order docs/app.md asks for (a `data!({..})`
 //! map would sort the keys).
 use serde::Serialize;
 

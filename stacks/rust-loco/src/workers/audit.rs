@@ -1,5 +1,5 @@
 //! The audit worker: one tokio task in the server's process, over the lab's
-//! `jobs` table (APP.md, "The background worker"). Loco's own background
+//! `jobs` table (docs/app.md, "The background worker"). Loco's own background
 //! worker (`BackgroundWorker` on a `Queue`) keeps its jobs in tables of its
 //! own (or Redis), which the lab's schema does not have; this task is
 //! spawned the way Loco runs its queue worker in-process (`tokio::spawn` at
@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 
 use crate::models::jobs;
 
-/// How long the worker sleeps when it finds no job (APP.md: at most 100 ms).
+/// How long the worker sleeps when it finds no job (docs/app.md: at most 100 ms).
 pub const IDLE_POLL: Duration = Duration::from_millis(100);
 
 /// Spawns the worker: while jobs wait it takes the next at once; with none

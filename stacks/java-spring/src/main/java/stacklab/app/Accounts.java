@@ -19,7 +19,7 @@ import stacklab.app.SessionCookieFilter.SignedIn;
 @Repository
 public class Accounts {
 
-    /** 24 h, APP.md's session lifetime. */
+    /** 24 h, docs/app.md's session lifetime. */
     static final long SESSION_MILLIS = 86_400_000L;
 
     private static final String USER_BY_EMAIL = "SELECT id, email, password_hash FROM users WHERE email = ?";

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
 /**
- * The JSON answers, one record each. Keys come out in APP.md's order, spelled
+ * The JSON answers, one record each. Keys come out in docs/app.md's order, spelled
  * out with @JsonPropertyOrder rather than left to Jackson's defaults: Jackson
  * 3 sorts a class's properties alphabetically, and only records keep their
  * declaration order.
@@ -67,7 +67,7 @@ final class Answers {
             String connection) {
     }
 
-    /** An orders row; in JSON as APP.md's /account twin lists it. */
+    /** An orders row; in JSON as docs/app.md's /account twin lists it. */
     @JsonPropertyOrder({"id", "email", "status", "total_cents", "currency", "placed_at"})
     record Order(long id, String email, String status, @JsonProperty("total_cents") long totalCents,
             String currency, @JsonProperty("placed_at") long placedAt) {

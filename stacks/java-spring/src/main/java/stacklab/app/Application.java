@@ -8,7 +8,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
- * The lab app (shared/design/APP.md) on Spring Boot: Spring MVC on Tomcat,
+ * The lab app (docs/app.md) on Spring Boot: Spring MVC on Tomcat,
  * JdbcTemplate over HikariCP and sqlite-jdbc, Thymeleaf for the pages,
  * Spring Security for the signed-in routes, Spring's scheduling for the
  * job worker.

@@ -9,7 +9,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 import stacklab.app.Answers.Failure;
 
-/** A database error on any route is a 503 {"ok":false,"error":"…"} (APP.md's /bench/write rule). */
+/** A database error on any route is a 503 {"ok":false,"error":"…"} (docs/app.md's /bench/write rule). */
 @RestControllerAdvice
 class DatabaseErrors {
 

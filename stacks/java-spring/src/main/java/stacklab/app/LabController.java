@@ -19,7 +19,7 @@ import stacklab.app.Answers.Pragmas;
 import stacklab.app.Answers.UpstreamOk;
 import stacklab.app.Answers.Written;
 
-/** Every route of APP.md. Unknown paths and wrong methods are Spring MVC's own 404 and 405. */
+/** Every route of docs/app.md. Unknown paths and wrong methods are Spring MVC's own 404 and 405. */
 @Controller
 class LabController {
 

@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
 /**
- * The order form's rules (APP.md): amounts as exact text to minor units,
+ * The order form's rules (docs/app.md): amounts as exact text to minor units,
  * never through a float, and the email and currency patterns.
  */
 final class Money {

@@ -35,7 +35,7 @@ import org.springframework.security.web.util.matcher.RequestMatcher;
 import org.springframework.web.accept.HeaderContentNegotiationStrategy;
 
 /**
- * Spring Security for the signed-in routes of APP.md, and only for them: the
+ * Spring Security for the signed-in routes of docs/app.md, and only for them: the
  * chain's securityMatcher names their paths, so every route that was there
  * before (/up, /json, /items, /page, /bench/**) is served exactly as it was,
  * outside any security filter, open and without CSRF.

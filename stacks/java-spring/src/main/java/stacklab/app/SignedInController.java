@@ -35,7 +35,7 @@ import stacklab.app.Answers.User;
 import stacklab.app.SessionCookieFilter.SignedIn;
 
 /**
- * The signed-in routes of APP.md. By the time a handler runs, Spring
+ * The signed-in routes of docs/app.md. By the time a handler runs, Spring
  * Security's chain ({@link SecurityConfig}) has checked the CSRF token of
  * every POST (403), filled the SecurityContext from the sessions table, and
  * sent an anonymous request for /account or /orders to /sign_in (303) or
@@ -118,7 +118,7 @@ class SignedInController {
         return new Account(new User(user.id(), user.email()), orders.newest(user.id()), csrf.getToken());
     }
 
-    /** Fields checked in APP.md's order (email, amount, currency), then the order and its job in one transaction. */
+    /** Fields checked in docs/app.md's order (email, amount, currency), then the order and its job in one transaction. */
     @PostMapping("/orders")
     ModelAndView placeOrder(@AuthenticationPrincipal SignedIn user, @RequestParam(required = false) String email,
             @RequestParam(required = false) String amount, @RequestParam(required = false) String currency,

@@ -19,7 +19,7 @@ import stacklab.app.Answers.Pragmas;
 
 /**
  * The SQL of every route, through JdbcTemplate on the Hikari pool. The
- * pragmas of APP.md are not set here: the driver applies them to every
+ * pragmas of docs/app.md are not set here: the driver applies them to every
  * connection it opens (spring.datasource.hikari.data-source-properties).
  */
 @Repository
