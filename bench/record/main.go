@@ -50,6 +50,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -121,6 +122,8 @@ func main() {
 		finishDir = dir
 		if err = update(dir, args, finish); err == nil {
 			err = results.WriteChecksums(dir)
+		} else if errors.Is(err, errUnchanged) {
+			err = nil // --if-open on a closed folder: nothing to write
 		}
 	default:
 		err = fmt.Errorf("unknown subcommand %q (start, image, run, failure, confinement, finish, describe)", cmd)
@@ -343,6 +346,9 @@ func adoptStudy(dir string, args []string) error {
 }
 
 // update loads the manifest, lets fn change it, and writes it back.
+// errUnchanged is an update's way to leave the manifest as it is.
+var errUnchanged = errors.New("unchanged")
+
 func update(dir string, args []string, fn func(*manifest.Manifest, []string) error) error {
 	m, err := manifest.Read(dir)
 	if err != nil {
@@ -513,7 +519,7 @@ func finish(m *manifest.Manifest, args []string) error {
 	}
 	if *ifOpen {
 		if m.EndedAt != "" {
-			return nil
+			return errUnchanged
 		}
 		fmt.Println("closed")
 	}

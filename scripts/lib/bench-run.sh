@@ -23,21 +23,28 @@ bench_lock() {
   echo "pid $$, started $(date -u +%FT%TZ), writing ${RESULTS_ROOT}" >"$LAB_ROOT/.work/bench.owner"
 }
 
-# reap_dead_bench: with the lock held no other bench of this lab runs, so
-# whatever one left behind is a dead bench's (a SIGKILL, an OOM kill, a
-# closed terminal's group): its containers (by the bench label), its scratch
-# folders, and its results folder's open manifest (the owner file's "run"
-# line), marked incomplete. One line says what was found.
+# reap_dead_bench: what a dead bench left (a SIGKILL, an OOM kill, a closed
+# terminal's group) blocks the next: its containers (the bench label names
+# its pid, and that pid is gone), its scratch folder (.work/bench-PID, the
+# same), and its results folder's open manifest (the owner file's "run"
+# line; with the lock held no bench of this lab is writing it), marked
+# incomplete. One line says what was found and done.
 reap_dead_bench() {
-  local owner="$LAB_ROOT/.work/bench.owner" said=() ids dir="" d n=0
-  ids=$(docker ps -aq --filter "label=stacklab.root=$LAB_ROOT" --filter label=stacklab.bench 2>/dev/null || true)
-  if [[ -n "$ids" ]]; then
-    # shellcheck disable=SC2086 # one id a word
-    docker rm -f -v $ids >/dev/null 2>&1 || true
-    said+=("removed its $(wc -w <<<"$ids") container(s)")
+  local owner="$LAB_ROOT/.work/bench.owner" said=() dir="" d n=0 id label pid dead=()
+  while read -r id label; do
+    pid=${label#bench-}
+    [[ "$label" == bench-* && "$pid" =~ ^[0-9]+$ && "$pid" != "$$" ]] || continue
+    kill -0 "$pid" 2>/dev/null || dead+=("$id")
+  done < <(docker ps -a --filter label=stacklab.bench --format '{{.ID}} {{.Label "stacklab.bench"}}' 2>/dev/null || true)
+  if ((${#dead[@]})); then
+    docker rm -f -v "${dead[@]}" >/dev/null 2>&1 || true
+    said+=("removed its ${#dead[@]} container(s)")
   fi
   for d in "$LAB_ROOT"/.work/bench-*/; do
-    [[ -d "$d" && "${d%/}" != "$WORK" ]] || continue
+    pid=${d%/}
+    pid=${pid##*/bench-}
+    [[ -d "$d" && "$pid" =~ ^[0-9]+$ && "$pid" != "$$" ]] || continue
+    kill -0 "$pid" 2>/dev/null && continue
     rm -rf "$d" && n=$((n + 1))
   done
   ((n)) && said+=("removed $n scratch folder(s)")
