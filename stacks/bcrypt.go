@@ -37,6 +37,15 @@ func bcryptHash(password string, salt [16]byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	out, ok := cryptRN(password, setting)
+	if !ok {
+		return "", fmt.Errorf("crypt_rn %s cost %d failed", HashPrefix, HashCost)
+	}
+	return out, nil
+}
+
+// cryptRN is crypt_rn(password, setting): the hash, or false.
+func cryptRN(password, setting string) (string, bool) {
 	cs := C.CString(setting)
 	defer C.free(unsafe.Pointer(cs))
 	pw := C.CString(password)
@@ -46,21 +55,15 @@ func bcryptHash(password string, salt [16]byte) (string, error) {
 	defer C.free(data)
 	out := C.crypt_rn(pw, cs, data, C.sizeof_struct_crypt_data)
 	if out == nil {
-		return "", fmt.Errorf("crypt_rn %s cost %d failed", HashPrefix, HashCost)
+		return "", false
 	}
-	return C.GoString(out), nil
+	return C.GoString(out), true
 }
 
 // CheckPassword says whether password matches hash, a crypt string such as
 // the seed's: crypt_rn with the hash as its setting gives the hash back.
 // For the lab's own tests (a fixture stack), not for the stacks.
 func CheckPassword(password, hash string) bool {
-	cs := C.CString(hash)
-	defer C.free(unsafe.Pointer(cs))
-	pw := C.CString(password)
-	defer C.free(unsafe.Pointer(pw))
-	data := C.calloc(1, C.sizeof_struct_crypt_data)
-	defer C.free(data)
-	out := C.crypt_rn(pw, cs, data, C.sizeof_struct_crypt_data)
-	return out != nil && C.GoString(out) == hash
+	out, ok := cryptRN(password, hash)
+	return ok && out == hash
 }

@@ -197,20 +197,28 @@ func (c *checker) do(method, path string) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return roundTrip(c.client, req, path)
+}
+
+// roundTrip sends req with client and reads its answer to the end; path is
+// how the answer names the request.
+func roundTrip(client *http.Client, req *http.Request, path string) (*answer, error) {
 	start := time.Now()
-	resp, err := c.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v", method, path, err)
+		return nil, fmt.Errorf("%s %s: %v", req.Method, path, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: reading the body: %v", method, path, err)
+		return nil, fmt.Errorf("%s %s: reading the body: %v", req.Method, path, err)
 	}
 	return &answer{
-		method: method, path: path, status: resp.StatusCode, header: resp.Header, body: body,
-		framed:  resp.ContentLength >= 0 || slices.Contains(resp.TransferEncoding, "chunked"),
-		elapsed: time.Since(start),
+		method: req.Method, path: path, status: resp.StatusCode, header: resp.Header, body: body,
+		framed:   resp.ContentLength >= 0 || slices.Contains(resp.TransferEncoding, "chunked"),
+		elapsed:  time.Since(start),
+		cookies:  resp.Cookies(),
+		location: location(req.URL, resp.Header.Get("Location")),
 	}, nil
 }
 

@@ -90,23 +90,7 @@ func (b *browser) send(method, path string, form url.Values, accept, cookie stri
 	if cookie != "" {
 		req.Header.Set("Cookie", cookie)
 	}
-	start := time.Now()
-	resp, err := b.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: reading the body: %v", method, path, err)
-	}
-	return &answer{
-		method: method, path: path, status: resp.StatusCode, header: resp.Header, body: raw,
-		framed:   resp.ContentLength >= 0 || slices.Contains(resp.TransferEncoding, "chunked"),
-		elapsed:  time.Since(start),
-		cookies:  resp.Cookies(),
-		location: location(req.URL, resp.Header.Get("Location")),
-	}, nil
+	return roundTrip(b.client, req, path)
 }
 
 // within says where a failure happened, keeping it a failure (its
@@ -379,6 +363,19 @@ func pgPlaceholders(q string) string {
 	return b.String()
 }
 
+// unchanged fails when table has other than before rows: what refused
+// requests must not have written.
+func (c *checker) unchanged(table string, before int64, what string) error {
+	after, err := c.count("SELECT COUNT(*) FROM " + table)
+	if err != nil {
+		return err
+	}
+	if after != before {
+		return failf(what+" add no "+table+" row", "%d added", after-before)
+	}
+	return nil
+}
+
 func (c *checker) count(q string, args ...any) (int64, error) {
 	var n int64
 	err := c.query(q, args, &n)
@@ -558,12 +555,8 @@ func (c *checker) checkSignInRefusals() (string, error) {
 	if err := expect(a, 400, ""); err != nil {
 		return "", within("no password field", err)
 	}
-	after, err := c.count("SELECT COUNT(*) FROM sessions")
-	if err != nil {
+	if err := c.unchanged("sessions", before, "refused sign-ins"); err != nil {
 		return "", err
-	}
-	if after != before {
-		return "", failf("refused sign-ins add no sessions row", "%d added", after-before)
 	}
 	return fmt.Sprintf("unknown email %s, wrong password %s, medians of 3", mu.Round(time.Millisecond), mw.Round(time.Millisecond)), nil
 }
@@ -853,12 +846,8 @@ func (c *checker) checkOrders() (string, error) {
 	if err := redirect(a, "/sign_in"); err != nil {
 		return "", within("signed out", err)
 	}
-	after, err := c.count("SELECT COUNT(*) FROM orders")
-	if err != nil {
+	if err := c.unchanged("orders", before, "refused orders"); err != nil {
 		return "", err
-	}
-	if after != before {
-		return "", failf("refused orders add no row", "%d added", after-before)
 	}
 	return "", nil
 }
