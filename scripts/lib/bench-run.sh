@@ -17,10 +17,29 @@ bench_lock() {
   mkdir -p "$LAB_ROOT/.work"
   exec 9>"$LAB_ROOT/.work/bench.lock"
   if ! flock -n 9; then
-    die "bench: another bench holds the lab ($(cat "$LAB_ROOT/.work/bench.owner" 2>/dev/null || echo 'owner unknown')); wait for it or stop it"
+    orphan_lock_holders
+    flock -w 10 9 ||
+      die "bench: another bench holds the lab ($(cat "$LAB_ROOT/.work/bench.owner" 2>/dev/null || echo 'owner unknown')); wait for it or stop it"
   fi
   reap_dead_bench
   echo "pid $$, started $(date -u +%FT%TZ), writing ${RESULTS_ROOT}" >"$LAB_ROOT/.work/bench.owner"
+}
+
+# orphan_lock_holders: when the bench that owns the lock is dead, what
+# still holds it is what that bench started in process groups of their own
+# (oha under timeout, a sampler), which outlive a SIGKILL of the bench's
+# group: they are ended, so the next bench can take the lock.
+orphan_lock_holders() {
+  local owner="$LAB_ROOT/.work/bench.owner" pid p fd
+  pid=$(sed -n 's/^pid \([0-9]*\),.*/\1/p' "$owner" 2>/dev/null)
+  [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null || return 0
+  for fd in /proc/[0-9]*/fd/*; do
+    [[ "$(readlink "$fd" 2>/dev/null)" == "$LAB_ROOT/.work/bench.lock" ]] || continue
+    p=${fd#/proc/}
+    p=${p%%/*}
+    [[ "$p" != "$$" && "$p" != "$BASHPID" ]] && kill -KILL "$p" 2>/dev/null
+  done
+  return 0
 }
 
 # reap_dead_bench: what a dead bench left (a SIGKILL, an OOM kill, a closed
@@ -30,7 +49,7 @@ bench_lock() {
 # line; with the lock held no bench of this lab is writing it), marked
 # incomplete. One line says what was found and done.
 reap_dead_bench() {
-  local owner="$LAB_ROOT/.work/bench.owner" said=() dir="" d n=0 id label pid dead=()
+  local owner="$LAB_ROOT/.work/bench.owner" found=() dir="" d n=0 id label pid dead=()
   while read -r id label; do
     pid=${label#bench-}
     [[ "$label" == bench-* && "$pid" =~ ^[0-9]+$ && "$pid" != "$$" ]] || continue
@@ -38,7 +57,7 @@ reap_dead_bench() {
   done < <(docker ps -a --filter label=stacklab.bench --format '{{.ID}} {{.Label "stacklab.bench"}}' 2>/dev/null || true)
   if ((${#dead[@]})); then
     docker rm -f -v "${dead[@]}" >/dev/null 2>&1 || true
-    said+=("removed its ${#dead[@]} container(s)")
+    found+=("removed its ${#dead[@]} container(s)")
   fi
   for d in "$LAB_ROOT"/.work/bench-*/; do
     pid=${d%/}
@@ -47,16 +66,16 @@ reap_dead_bench() {
     kill -0 "$pid" 2>/dev/null && continue
     rm -rf "$d" && n=$((n + 1))
   done
-  ((n)) && said+=("removed $n scratch folder(s)")
+  ((n)) && found+=("removed $n scratch folder(s)")
   [[ -f "$owner" ]] && dir=$(sed -n 's/^run //p' "$owner")
   if [[ -n "$dir" && -f "$dir/manifest.json" ]] &&
     [[ "$(lab_tool record finish "$dir" --if-open --incomplete "the bench writing it died before closing it ($(head -n1 "$owner"))")" == closed ]]; then
-    said+=("marked ${dir#"$LAB_ROOT"/} incomplete")
+    found+=("marked ${dir#"$LAB_ROOT"/} incomplete")
   fi
-  ((${#said[@]})) || return 0
+  ((${#found[@]})) || return 0
   local who="owner unknown" joined
   [[ -f "$owner" ]] && who=$(head -n1 "$owner" | cut -d, -f1)
-  joined=$(printf '%s; ' "${said[@]}")
+  joined=$(printf '%s; ' "${found[@]}")
   note "bench: a dead bench ($who) left things behind: ${joined%; }"
 }
 
