@@ -74,17 +74,7 @@ type Capture struct {
 }
 
 // Good tells whether an answer with this status passes the step's check.
-func (st Step) Good(status int) bool {
-	if len(st.Status) == 0 {
-		return status >= 200 && status < 300
-	}
-	for _, s := range st.Status {
-		if s == status {
-			return true
-		}
-	}
-	return false
-}
+func (st Step) Good(status int) bool { return goodStatus(st.Status, status) }
 
 // Uses are the values the step sends: the {name}s in its path, body and
 // headers, each once, in the order they first appear.

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -357,16 +358,15 @@ func (s *Study) StackOf(row string) string {
 }
 
 // Good tells whether an answer with this status counts as good for c.
-func (c *Case) Good(status int) bool {
-	if len(c.Status) == 0 {
+func (c *Case) Good(status int) bool { return goodStatus(c.Status, status) }
+
+// goodStatus is the one rule for a case's and a flow step's good answers:
+// one of the listed statuses, or any 2xx when none is listed.
+func goodStatus(listed []int, status int) bool {
+	if len(listed) == 0 {
 		return status >= 200 && status < 300
 	}
-	for _, s := range c.Status {
-		if s == status {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(listed, status)
 }
 
 func formatNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -568,6 +568,15 @@ func kindWords(kind string) string {
 	return "an unknown email"
 }
 
+// signedIn is user 1's browser the sign-in check left, for the checks
+// after it; a failure saying so when sign-in failed.
+func (c *checker) signedIn() (*browser, error) {
+	if c.user1 == nil {
+		return nil, fail("a signed-in browser (the sign-in check)", "none: sign-in failed")
+	}
+	return c.user1, nil
+}
+
 // dbOrder is an order as the database holds it.
 type dbOrder struct {
 	id, total, placed    int64
@@ -604,9 +613,9 @@ func (c *checker) newestOrders(user int64) ([]dbOrder, error) {
 func amount(cents int64) string { return fmt.Sprintf("%d.%02d", cents/100, cents%100) }
 
 func (c *checker) checkAccount() (string, error) {
-	b := c.user1
-	if b == nil {
-		return "", fail("a signed-in browser (the sign-in check)", "none: sign-in failed")
+	b, err := c.signedIn()
+	if err != nil {
+		return "", err
 	}
 	a, err := b.send("GET", "/account", nil, "", "")
 	if err != nil {
@@ -768,9 +777,9 @@ func (c *checker) lastOrder(user int64) (dbOrder, error) {
 }
 
 func (c *checker) checkOrders() (string, error) {
-	b := c.user1
-	if b == nil {
-		return "", fail("a signed-in browser (the sign-in check)", "none: sign-in failed")
+	b, err := c.signedIn()
+	if err != nil {
+		return "", err
 	}
 	token, err := b.accountToken()
 	if err != nil {
@@ -951,9 +960,9 @@ func (c *checker) checkJob() (string, error) {
 }
 
 func (c *checker) checkSignOut() (string, error) {
-	b := c.user1
-	if b == nil {
-		return "", fail("a signed-in browser (the sign-in check)", "none: sign-in failed")
+	b, err := c.signedIn()
+	if err != nil {
+		return "", err
 	}
 	token, err := b.accountToken()
 	if err != nil {
@@ -1005,9 +1014,9 @@ var signedInWrongMethods = [][2]string{
 }
 
 func (c *checker) checkSignedInMethods() (string, error) {
-	b := c.user1
-	if b == nil {
-		return "", fail("a signed-in browser (the sign-in check)", "none: sign-in failed")
+	b, err := c.signedIn()
+	if err != nil {
+		return "", err
 	}
 	token, err := b.accountToken()
 	if err != nil {
