@@ -60,7 +60,7 @@ require_image() {
     return 0
   fi
   tag=$(image_tag "$1")
-  docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag for stacks/$1 is not built: run 'just images $1'"
+  docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag for stacks/$1 is not built: run './lab images $1'"
   echo "$tag"
 }
 
