@@ -134,3 +134,29 @@ func TestAppOnItsOwnEngine(t *testing.T) {
 		t.Errorf("sampler on %s, want the generator's CPUs while the app is here", got)
 	}
 }
+
+// A profile that leaves the quiet gate's thresholds unset gets the
+// defaults in its shell values (bash has no literal of its own); one that
+// sets them keeps its own.
+func TestQuietDefaults(t *testing.T) {
+	p, err := Read(write(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Shell()
+	for _, want := range []string{"QUIET_LOAD='2.0'\n", "QUIET_CPU_SHARE='0.5'\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("shell has no %q:\n%s", want, got)
+		}
+	}
+	p, err = Read(write(t, base+"QUIET_LOAD=1.5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Shell(); !strings.Contains(got, "QUIET_LOAD='1.5'\n") || strings.Contains(got, "QUIET_LOAD='2.0'") {
+		t.Errorf("a profile's own QUIET_LOAD lost:\n%s", got)
+	}
+	if DefaultNumber("QUIET_LOAD") != 2.0 || DefaultNumber("QUIET_CPU_SHARE") != 0.5 || DefaultNumber("APP_CPUS") != 0 {
+		t.Error("DefaultNumber")
+	}
+}

@@ -51,10 +51,10 @@ const (
 const (
 	// GapMs: an answer gap this long is explained whatever the tail.
 	GapMs = 100
-	// saturatedShare: the app used this share of the CPUs it may use (a
-	// closed loop's app at 92% of its CPU is the bottleneck, the rest lost
-	// to the kernel and the instruments beside it).
-	saturatedShare = 0.90
+	// An app that used results.SaturatedShare of the CPUs it may use is
+	// saturated (a closed loop's app at 92% of its CPU is the bottleneck,
+	// the rest lost to the kernel and the instruments beside it): the one
+	// share at which a CPU set counts as full, the generator's too.
 	// throttledSaturated: the quota throttled the app in this share of
 	// the periods of a slow stretch: it was at its limit there.
 	throttledSaturated = 0.05
@@ -192,8 +192,8 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	}
 	// A step's mean can sit below the limit while the stretch with the
 	// slow answers was at it: the queue built there.
-	if use, ok := cpuUse(within(ev.samples, sp)); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
-		if mean, ok := cpuUse(ev.samples); ok && mean < saturatedShare*ev.cpuLimit {
+	if use, ok := cpuUse(within(ev.samples, sp)); ok && ev.cpuLimit > 0 && use >= results.SaturatedShare*ev.cpuLimit {
+		if mean, ok := cpuUse(ev.samples); ok && mean < results.SaturatedShare*ev.cpuLimit {
 			s := fmt.Sprintf("%s; the app used %.2f of its %s CPU while those answers waited (%.2f over the whole %s): at its limit then", what, use, fmtCPUs(ev.cpuLimit), mean, ev.unit())
 			if len(cg) > 0 {
 				s += "; its cgroup also showed " + strings.Join(cg, "; ")
@@ -201,7 +201,7 @@ func explain(ev evidence, sp span, what string) (string, string) {
 			return CauseSaturated, s
 		}
 	}
-	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
+	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 && use >= results.SaturatedShare*ev.cpuLimit {
 		s := fmt.Sprintf("%s; the app used %.2f of its %s CPU", what, use, fmtCPUs(ev.cpuLimit))
 		if th, ok := throttled(ev.samples); ok && th > 0 {
 			s += fmt.Sprintf(" and was throttled in %.0f%% of periods", 100*th)

@@ -29,8 +29,12 @@ func hasSuffix(s, p string) bool { return len(s) >= len(p) && s[len(s)-len(p):] 
 
 // Table is every decision with one owner.
 var Table = []Owned{
-	{"the saturation threshold of a load generator (0.9 of its CPUs)", "analysis/results/results.go",
-		regexp.MustCompile(`[Ss]aturat.*\b0\.9\b|\b0\.9\b.*[Ss]aturat|Share\(\)\s*>\s*0\.\d|SaturatedShare\s*=`), goCode},
+	{"the saturation threshold of a CPU set (0.9: a load generator's, the app's, the generator's CPUs)", "analysis/results/results.go",
+		regexp.MustCompile(`[Ss]aturat.*\b0\.90*\b|\b0\.90*\b.*[Ss]aturat|Share\(\)\s*>\s*0\.\d|[Ss]aturatedShare\s*=|BusyShare\s*=`), goCode},
+	{"the quiet gate's thresholds (load 2.0, one process's CPU share 0.5) when a host profile sets none", "analysis/hostprofile/hostprofile.go",
+		regexp.MustCompile(`QUIET_(LOAD|CPU_SHARE)(:-|":\s*")[0-9]|"(load|share|quiet-load|quiet-share)",\s*[0-9]`), code},
+	{"the hiccup meter's interval (20 ms)", "bench/hiccup/main.go",
+		regexp.MustCompile(`defaultInterval\s*=\s*[0-9]|HICCUP_INTERVAL=|hiccup\b.*--interval\s`), code},
 	{"a window's default closed-loop connections (32)", "bench/plan/main.go",
 		regexp.MustCompile(`"connections",\s*[1-9]|defaultConnections\s*=`), goCode},
 	{"a bench profile's table (runs, warm-up, window, quiet gate, redo limits, request timeout, the sampler's cadence)", "analysis/profile/profiles.toml",

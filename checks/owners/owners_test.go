@@ -94,6 +94,13 @@ func TestDocsNameEachOwner(t *testing.T) {
 func TestFindsASecondDefinition(t *testing.T) {
 	for _, c := range []struct{ line, what string }{
 		{`Saturated: cpu > 0.9*float64(n)*v[2]`, "saturation"},
+		{`	saturatedShare = 0.90`, "saturation"},
+		{`const GeneratorBusyShare = 0.90`, "saturation"},
+		{`  local threshold=${QUIET_LOAD:-2.0} out=()`, "quiet gate's thresholds"},
+		{`	share := f.Float64("share", 0.5, "CPU share")`, "quiet gate's thresholds"},
+		{`	fl.Float64Var(&sc.QuietLoad, "quiet-load", 2.0, "the gate's load")`, "quiet gate's thresholds"},
+		{`HICCUP_INTERVAL=20ms`, "hiccup meter's interval"},
+		{`  in_background taskset -c 0 "$(lab_tool_path hiccup)" --out x --interval 1ms`, "hiccup meter's interval"},
 		{`conns := fl.Int("connections", 32, "")`, "connections"},
 		{`REQUEST_TIMEOUT_S=${LAB_REQUEST_TIMEOUT_S:-30}`, "request timeout"},
 		{`local ms=$((DURATION * 1000 / 75))`, "sampler's cadence"},

@@ -441,7 +441,7 @@ bench_finish() {
 # the row lines of a run that began on a busy host say so.
 quiet_wait() {
   ((QUIET_GATE)) || return 0
-  local threshold=${QUIET_LOAD:-2.0} out=()
+  local threshold=$QUIET_LOAD out=()
   [[ -n "${QUIET_GATE_FILE:-}" ]] && out=(--out "$QUIET_GATE_FILE" --at "${1:-before the run}")
   # In the background, so a SIGTERM to the bench is handled at once rather
   # than after a wait that may last minutes.
@@ -463,7 +463,7 @@ quiet_watch_start() {
   # LAB_QUIET_SHARE overrides the profile's share (the tests lower it).
   local gate=()
   [[ -n "${QUIET_GATE_FILE:-}" ]] && gate=(--gate "$QUIET_GATE_FILE")
-  in_background "$(lab_tool_path quiet)" watch --share "${LAB_QUIET_SHARE:-${QUIET_CPU_SHARE:-0.5}}" --out "$1" ${gate[@]+"${gate[@]}"} --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
+  in_background "$(lab_tool_path quiet)" watch --share "${LAB_QUIET_SHARE:-$QUIET_CPU_SHARE}" --out "$1" ${gate[@]+"${gate[@]}"} --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
   QUIET_PID=$BG_PID
 }
 
