@@ -260,6 +260,20 @@ func (s *Stack) Has(key string) bool {
 // Words is a words key's value split on white space.
 func (s *Stack) Words(key string) []string { return strings.Fields(s.Values[key]) }
 
+// Contract is what the stack is held to: CONTRACT when stated, else "none"
+// for an image of the user's own (IMAGE: only the study's per-case checks
+// apply), else "app" (docs/app.md, checked by bench/verify). The one
+// place this default is decided; bash asks `stack contract NAME`.
+func (s *Stack) Contract() string {
+	switch {
+	case s.Values["CONTRACT"] != "":
+		return s.Values["CONTRACT"]
+	case s.Values["IMAGE"] != "":
+		return "none"
+	}
+	return "app"
+}
+
 // Slots is REQUEST_SLOTS, 0 when not stated.
 func (s *Stack) Slots() int {
 	n, _ := strconv.Atoi(s.Values["REQUEST_SLOTS"])

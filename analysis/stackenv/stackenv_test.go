@@ -258,3 +258,21 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A stack's contract: what it states, else none for an image of the user's
+// own, else the app's.
+func TestContract(t *testing.T) {
+	for _, c := range []struct {
+		values map[string]string
+		want   string
+	}{
+		{map[string]string{}, "app"},
+		{map[string]string{"IMAGE": "me/api:1"}, "none"},
+		{map[string]string{"IMAGE": "me/api:1", "CONTRACT": "app"}, "app"},
+		{map[string]string{"CONTRACT": "none"}, "none"},
+	} {
+		if got := (&Stack{Values: c.values}).Contract(); got != c.want {
+			t.Errorf("%v: contract %s, want %s", c.values, got, c.want)
+		}
+	}
+}

@@ -10,6 +10,8 @@
 //	    the folder of stack NAME (stacks/NAME, else the extra folder's)
 //	stack ... get NAME KEY
 //	    the value of KEY in NAME's stack.env, empty when not stated
+//	stack ... contract NAME
+//	    what NAME is held to: app (docs/app.md, verify) or none
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
 //	stack ... build-args NAME --build-args "K=V lines"
@@ -38,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -49,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "tag": 1, "build-args": 1}
+	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "tag": 1, "build-args": 1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -89,6 +91,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if v, err = s.Get(rest[2]); err == nil {
 				fmt.Fprintln(stdout, v)
 			}
+		}
+	case "contract":
+		var s *stackenv.Stack
+		if s, err = lab.Read(rest[1]); err == nil {
+			fmt.Fprintln(stdout, s.Contract())
 		}
 	case "build-args":
 		var s *stackenv.Stack

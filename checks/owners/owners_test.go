@@ -100,6 +100,8 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`	share := f.Float64("share", 0.5, "CPU share")`, "quiet gate's thresholds"},
 		{`	fl.Float64Var(&sc.QuietLoad, "quiet-load", 2.0, "the gate's load")`, "quiet gate's thresholds"},
 		{`HICCUP_INTERVAL=20ms`, "hiccup meter's interval"},
+		{`    c=app`, "contract"},
+		{`			info.Contract = "app"`, "contract"},
 		{`  in_background taskset -c 0 "$(lab_tool_path hiccup)" --out x --interval 1ms`, "hiccup meter's interval"},
 		{`conns := fl.Int("connections", 32, "")`, "connections"},
 		{`REQUEST_TIMEOUT_S=${LAB_REQUEST_TIMEOUT_S:-30}`, "request timeout"},

@@ -33,16 +33,9 @@ ready_path() {
 }
 
 # contract STACK: app (docs/app.md, checked by bench/verify) or none (an image
-# of the user's own: only the study's per-case checks apply)
-contract() {
-  local c
-  c=$(stack_env_get "$1" CONTRACT)
-  if [[ -z "$c" ]]; then
-    c=app
-    [[ -n "$(stack_env_get "$1" IMAGE)" ]] && c=none
-  fi
-  echo "$c"
-}
+# of the user's own: only the study's per-case checks apply), as stackenv
+# decides it
+contract() { stack_tool contract "$1" || exit 1; }
 
 # app_start ROW DATA_DIR CONTAINER PORT UPSTREAM_URL [DOCKER_ARGS...]: the
 # row's stack with its variant's environment (ROW_ENV, "K=V" lines) on a
