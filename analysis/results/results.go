@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"stacklab/analysis/cpulist"
 	"stacklab/analysis/latencyline"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/oha"
@@ -219,32 +220,11 @@ const SaturatedShare = 0.9
 
 // Share is the generator's CPU time as a fraction of the CPUs it had.
 func (l *Loadgen) Share() float64 {
-	n := CountCPUs(l.CPUs)
+	n := cpulist.Count(l.CPUs)
 	if n == 0 || l.WindowS <= 0 {
 		return 0
 	}
 	return l.CPUSeconds / (l.WindowS * float64(n))
-}
-
-// CountCPUs counts the CPUs in a cpuset list such as "1", "0-3" or "0,2-3";
-// 0 when it cannot be read.
-func CountCPUs(list string) int {
-	n := 0
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return 0
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0
-			}
-		}
-		n += b - a + 1
-	}
-	return n
 }
 
 // Resources is a stack's boot time and memory in one run.

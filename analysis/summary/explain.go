@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"stacklab/analysis/cpulist"
 	"stacklab/analysis/latencyline"
 	"stacklab/analysis/oha"
 	"stacklab/analysis/pauses"
@@ -396,7 +397,7 @@ func appCPULimit(f *results.Folder) float64 {
 			return v
 		}
 	}
-	return float64(results.CountCPUs(f.Manifest.Host.Settings["APP_CPUS"]))
+	return float64(cpulist.Count(f.Manifest.Host.Settings["APP_CPUS"]))
 }
 
 // JITTopTierPerS: a JIT that compiled this many methods a second at its

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"stacklab/analysis/cpulist"
 	"stacklab/bench/hiccuplog"
 	"stacklab/probes/cli"
 )
@@ -70,7 +71,7 @@ func (o options) check() error {
 		return fmt.Errorf("--for %v: must not be negative", o.dur)
 	}
 	if o.cpus != "" {
-		if _, err := parseCPUList(o.cpus); err != nil {
+		if _, err := cpulist.Parse(o.cpus); err != nil {
 			return fmt.Errorf("--cpus %q: %v", o.cpus, err)
 		}
 	}
@@ -100,7 +101,7 @@ func main() {
 	}
 	if o.cpus == "" {
 		o.cpus = pinned
-	} else if given, _ := parseCPUList(o.cpus); formatCPUList(given) != pinned {
+	} else if given, _ := cpulist.Parse(o.cpus); cpulist.Format(given) != pinned {
 		fmt.Fprintf(os.Stderr, "hiccup: note: --cpus %s, but it may run on CPUs %s (pin it: taskset -c %s)\n", o.cpus, pinned, o.cpus)
 	}
 	// One P for the loop and one for the runtime's own work (the signal

@@ -52,6 +52,8 @@ var Table = []Owned{
 		regexp.MustCompile(`source\s+\S*stack\.env|-f\s+\S*stack\.env|Stat\(.*"stack\.env"|func IsStack`), code},
 	{"an image's tag (the hash of its inputs)", "analysis/stackenv/tag.go",
 		regexp.MustCompile(`image_inputs_hash\s*\(\)|toolchain_version\s*\(\)|func \(l Lab\) InputsHash`), code},
+	{"the reading of a CPU list (0-3,6)", "analysis/cpulist/cpulist.go",
+		regexp.MustCompile(`func (Parse\(list string\)|parseCPUList\(|ExpandCPUs\(|CountCPUs\()|^\s*cpu_list_expand\(\)|BASH_REMATCH\[1\];\s*i\s*<=\s*BASH_REMATCH\[2\]`), code},
 	{"a stack's contract when its stack.env states none (app, or none for an image of the user's own)", "analysis/stackenv/stackenv.go",
 		regexp.MustCompile(`\bc=(app|none)\b|Contract\s*=\s*"(app|none)"|func \(s \*Stack\) Contract\(`), code},
 	{"a key of the manifest's parameters.extra, read by its name", "analysis/manifest/extra.go",

@@ -101,6 +101,8 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`	fl.Float64Var(&sc.QuietLoad, "quiet-load", 2.0, "the gate's load")`, "quiet gate's thresholds"},
 		{`HICCUP_INTERVAL=20ms`, "hiccup meter's interval"},
 		{`    c=app`, "contract"},
+		{`func parseCPUList(s string) ([]int, error) {`, "CPU list"},
+		{`cpu_list_expand() {`, "CPU list"},
 		{`			info.Contract = "app"`, "contract"},
 		{`  in_background taskset -c 0 "$(lab_tool_path hiccup)" --out x --interval 1ms`, "hiccup meter's interval"},
 		{`conns := fl.Int("connections", 32, "")`, "connections"},
