@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -272,6 +273,41 @@ func (s *Stack) Contract() string {
 		return "none"
 	}
 	return "app"
+}
+
+// Reserved are the variables the lab sets on every app container
+// (docs/app.md): neither a stack's ENV nor a study's variant may set them.
+var Reserved = []string{"PORT", "DATABASE_PATH", "DATABASE_URL", "UPSTREAM_URL", "LAB_CPUS"}
+
+// IsReserved says whether the lab sets k on every app container.
+func IsReserved(k string) bool { return slices.Contains(Reserved, k) }
+
+var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// OwnEnv is the environment the stack's ENV adds to its container
+// ("K=V", one a word), with the lab's values put in for ${PORT},
+// ${LAB_CPUS}, ${DATA} (/data), ${DATABASE_PATH} (/data/app.db) and
+// ${UPSTREAM_URL}: for an app that reads other variables than the lab's
+// (BIND_ADDR=127.0.0.1:${PORT}). A word that is not NAME=VALUE, a
+// reserved name, or another ${…} is refused in one line naming the file.
+func (s *Stack) OwnEnv(port, upstream string, cpus int) ([]string, error) {
+	var out []string
+	put := strings.NewReplacer("${PORT}", port, "${LAB_CPUS}", strconv.Itoa(cpus), "${DATA}", "/data",
+		"${DATABASE_PATH}", "/data/app.db", "${UPSTREAM_URL}", upstream)
+	for _, w := range s.Words("ENV") {
+		k, v, ok := strings.Cut(w, "=")
+		switch {
+		case !ok || !envName.MatchString(k):
+			return nil, bad("%s: ENV word '%s' is not NAME=VALUE", s.File, w)
+		case IsReserved(k):
+			return nil, bad("%s: ENV sets %s, which the lab sets for every stack (use ${%s} in another variable)", s.File, k, k)
+		}
+		if v = put.Replace(v); strings.Contains(v, "${") {
+			return nil, bad("%s: ENV %s: only ${PORT}, ${LAB_CPUS}, ${DATA}, ${DATABASE_PATH} and ${UPSTREAM_URL} are put in (got '%s')", s.File, k, w)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
 }
 
 // Slots is REQUEST_SLOTS, 0 when not stated.

@@ -12,6 +12,9 @@
 //	    the value of KEY in NAME's stack.env, empty when not stated
 //	stack ... contract NAME
 //	    what NAME is held to: app (docs/app.md, verify) or none
+//	stack ... own-env NAME PORT UPSTREAM_URL CPUS
+//	    the environment NAME's ENV adds to its container, K=V a line, the
+//	    lab's values put in
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
 //	stack ... build-args NAME --build-args "K=V lines"
@@ -28,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"stacklab/analysis/stackenv"
@@ -40,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|own-env NAME PORT UPSTREAM_URL CPUS|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -51,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "tag": 1, "build-args": 1}
+	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "own-env": 4, "tag": 1, "build-args": 1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -96,6 +100,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		var s *stackenv.Stack
 		if s, err = lab.Read(rest[1]); err == nil {
 			fmt.Fprintln(stdout, s.Contract())
+		}
+	case "own-env":
+		var s *stackenv.Stack
+		var env []string
+		cpus, cerr := strconv.Atoi(rest[4])
+		if cerr != nil || cpus < 1 {
+			fmt.Fprintf(stderr, "stack own-env: CPUS %q: want a count of 1 or more\n", rest[4])
+			return 2
+		}
+		if s, err = lab.Read(rest[1]); err == nil {
+			if env, err = s.OwnEnv(rest[2], rest[3], cpus); err == nil {
+				for _, kv := range env {
+					fmt.Fprintln(stdout, kv)
+				}
+			}
 		}
 	case "build-args":
 		var s *stackenv.Stack

@@ -58,6 +58,8 @@ var Table = []Owned{
 		regexp.MustCompile(`maxTimeWait\s*=|portsMaxWait\s*=|\btw\s*>\s*[0-9]|== "tw"`), code},
 	{"how long an app may take to settle after a failed capacity step (30 s)", "bench/settle/main.go",
 		regexp.MustCompile(`Duration\("max",|SETTLE_MAX_S=|settle\b.*--max\s`), code},
+	{"the variables the lab sets on every app container (reserved: no ENV or variant sets them)", "analysis/stackenv/stackenv.go",
+		regexp.MustCompile(`Reserved\s*=\s*\[\]string\{|reserved\s*=\s*map\[|\bin PORT \|`), code},
 	{"a stack's contract when its stack.env states none (app, or none for an image of the user's own)", "analysis/stackenv/stackenv.go",
 		regexp.MustCompile(`\bc=(app|none)\b|Contract\s*=\s*"(app|none)"|func \(s \*Stack\) Contract\(`), code},
 	{"a key of the manifest's parameters.extra, read by its name", "analysis/manifest/extra.go",

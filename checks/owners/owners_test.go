@@ -105,6 +105,8 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`cpu_list_expand() {`, "CPU list"},
 		{`    ((tw > 8000 && waited < 70)); do`, "TIME_WAIT"},
 		{`SETTLE_MAX_S=30`, "settle"},
+		{`var reserved = map[string]bool{"PORT": true}`, "reserved"},
+		{`    case $k in PORT | DATABASE_PATH | UPSTREAM_URL | LAB_CPUS)`, "reserved"},
 		{`			info.Contract = "app"`, "contract"},
 		{`  in_background taskset -c 0 "$(lab_tool_path hiccup)" --out x --interval 1ms`, "hiccup meter's interval"},
 		{`conns := fl.Int("connections", 32, "")`, "connections"},
