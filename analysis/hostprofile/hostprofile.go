@@ -16,8 +16,8 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/analysis/cpulist"
-	"stacklab/analysis/envfile"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/envfile"
 )
 
 // Kind is what a key's value must look like.

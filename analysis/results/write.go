@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/analysis/cpulist"
-	"stacklab/bench/rawfile"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/rawfile"
 )
 
 // The bench's small raw files are written here, beside their readers, so

@@ -22,7 +22,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/analysis/envfile"
+	"stacklab/formats/envfile"
 )
 
 // Keys are the keys a stack.env may state, and what kind of value each
@@ -71,6 +71,15 @@ func bad(format string, a ...any) error { return &Error{fmt.Sprintf(format, a...
 type Lab struct {
 	Root  string
 	Extra []string
+	// ImageID is the id of the image built under a tag, "" when there is
+	// none: a DEPENDS image's id is an input of its dependents' tags. The
+	// caller that talks to Docker (bench/stack) gives it; analysis never
+	// does, and without it every DEPENDS id is "" (as with no engine).
+	ImageID func(tag string) string
+	// Toolchain is what a TOOLCHAINS entry adds to a tag: the program's
+	// version, "not installed" when it has none (bench/stack runs them;
+	// without it every toolchain hashes as not installed).
+	Toolchain func(name string) string
 }
 
 func (l Lab) dirs() []string {

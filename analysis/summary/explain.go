@@ -8,18 +8,18 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/analysis/cpulist"
-	"stacklab/analysis/latencyline"
-	"stacklab/analysis/oha"
-	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
 	"stacklab/analysis/units"
-	"stacklab/bench/hiccuplog"
-	"stacklab/bench/timeline"
-	"stacklab/bench/uplog"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/hiccuplog"
+	"stacklab/formats/latencyline"
+	"stacklab/formats/oha"
+	"stacklab/formats/pauses"
+	"stacklab/formats/timeline"
+	"stacklab/formats/uplog"
 )
 
 // Causes an explanation names, in the order the rules try them: a stall
@@ -43,7 +43,7 @@ const (
 	// latency (an upstream wait), not a stall.
 	CauseFirstAnswers = "first answers"
 	// CauseUpstream: the lab's mock upstream was late itself (its own
-	// record, bench/uplog) by as much as the slow requests that waited on
+	// record, formats/uplog) by as much as the slow requests that waited on
 	// it, with nothing else named: the lab's side, not the app's.
 	CauseUpstream = "upstream late"
 )
@@ -635,7 +635,7 @@ func stepUpstream(st *results.Step, lt *latencyline.Timeline) *uplog.Counts {
 }
 
 // upstreamOwnWords says whether the mock upstream's own record over the
-// step (bench/uplog) has it late by as much as the lane's p99 was over its wait
+// step (formats/uplog) has it late by as much as the lane's p99 was over its wait
 // (extraMs), or names it on time: then the time was spent outside it (in
 // the app's client, or before the upstream read the request), and
 // whether it was late itself. "" for a step without the record.

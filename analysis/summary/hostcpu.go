@@ -7,7 +7,7 @@ import (
 
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
-	"stacklab/bench/timeline"
+	"stacklab/formats/timeline"
 )
 
 // The host's account of the CPUs (the cgroup timeline's cpusets, from

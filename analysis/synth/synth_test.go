@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
-	"stacklab/analysis/oha"
+	_ "stacklab/formats/golden" // knows -update, as every test package of analysis/ must
+	"stacklab/formats/oha"
 )
 
 // keys lists the object keys of a JSON document down to depth 2

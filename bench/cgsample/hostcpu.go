@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/analysis/cpulist"
-	"stacklab/bench/timeline"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/timeline"
 )
 
 // userHz is the unit of /proc/stat: USER_HZ, 100 on every Linux ABI the

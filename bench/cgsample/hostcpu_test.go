@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"stacklab/bench/timeline"
+	"stacklab/formats/timeline"
 )
 
 func TestParseCPUList(t *testing.T) {

@@ -3,7 +3,7 @@ package main
 import (
 	"golang.org/x/sys/unix"
 
-	"stacklab/analysis/cpulist"
+	"stacklab/formats/cpulist"
 )
 
 // affinity is the list of CPUs this process may run on, as taskset -c

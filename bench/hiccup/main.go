@@ -1,7 +1,7 @@
 // hiccup is the lab's hiccup meter (jHiccup's idea): a loop that sleeps
 // 1 ms and records every sleep that took more than a threshold longer, so
 // the host's own stalls, seen from inside the guest, are on record beside
-// the latency timeline (stacklab/bench/hiccuplog owns the format). The
+// the latency timeline (stacklab/formats/hiccuplog owns the format). The
 // bench runs one pinned to the app's CPUs and one pinned to the load
 // generator's during every measured window and capacity step.
 package main
@@ -18,9 +18,9 @@ import (
 	"syscall"
 	"time"
 
-	"stacklab/analysis/cpulist"
-	"stacklab/bench/hiccuplog"
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/hiccuplog"
 )
 
 const usage = `hiccup: did the host stall the CPUs this runs on? (a 20 ms sleep loop)

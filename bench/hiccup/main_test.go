@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/bench/hiccuplog"
+	"stacklab/formats/hiccuplog"
 )
 
 func readFixture(t *testing.T, name string) hiccuplog.Log {

@@ -40,8 +40,8 @@ import (
 
 	"encoding/json"
 
-	"stacklab/analysis/cpulist"
 	"stacklab/bench/hostfp"
+	"stacklab/formats/cpulist"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"stacklab/analysis/hostprofile"
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
 )
 
 const help = `quiet: is this host quiet enough to measure, and who is using the CPU?

@@ -60,12 +60,12 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/analysis/envfile"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/profile"
 	"stacklab/analysis/results"
-	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
+	"stacklab/formats/envfile"
+	"stacklab/formats/steady"
 )
 
 func main() {

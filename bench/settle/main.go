@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"stacklab/bench/settlelog"
+	"stacklab/formats/settlelog"
 	"strings"
 	"time"
 
-	"stacklab/probes/cgroupstat"
-	"stacklab/probes/cli"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/cli"
 )
 
 const usage = `settle: wait until an app is idle again after a load step.

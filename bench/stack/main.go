@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 
@@ -49,7 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
 	}
-	lab := stackenv.Lab{Root: strings.TrimSuffix(*root, "/"), Extra: []string{*extra}}
+	lab := stackenv.Lab{Root: strings.TrimSuffix(*root, "/"), Extra: []string{*extra}, ImageID: imageID}
+	lab.Toolchain = func(name string) string { return toolchainVersion(lab.Root, name) }
 	rest := fl.Args()
 	if len(rest) == 0 {
 		fmt.Fprintln(stderr, usage)
@@ -139,4 +141,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// imageID is the id of the image Docker has under tag, "" when it has none
+// (or no engine answers): what a DEPENDS image adds to its dependents' tags.
+func imageID(tag string) string {
+	out, _ := exec.Command("docker", "image", "inspect", "-f", "{{.Id}}", tag).Output()
+	return strings.TrimRight(string(out), "\n")
+}
+
+// toolchainVersion is what a TOOLCHAINS entry adds to the hash: its `NAME
+// --version`, except go (`go version`, run in the lab's root so that
+// go.mod's toolchain line counts) and docker (the engine that builds and
+// loads images, not the client). A program that is missing or fails hashes
+// as "not installed".
+func toolchainVersion(root, name string) string {
+	var cmd *exec.Cmd
+	switch name {
+	case "go":
+		cmd = exec.Command("go", "version")
+		cmd.Dir = root
+	case "docker":
+		cmd = exec.Command("docker", "version", "-f", "engine {{.Server.Version}}")
+	default:
+		cmd = exec.Command(name, "--version")
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return "not installed"
+	}
+	return strings.TrimRight(string(out), "\n")
 }

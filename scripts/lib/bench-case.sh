@@ -334,7 +334,7 @@ job_pace() {
     note "bench: ${2#"$RUN_DIR"/}: the job pace could not be recorded (see the line above)"
 }
 
-# canary_read OUT WHEN: the CPU-speed canary (probes/speed: a fixed amount
+# canary_read OUT WHEN: the CPU-speed canary (formats/speed: a fixed amount
 # of CPU work, best of 5 tries, about 35 ms) pinned to the app's CPUs and
 # then to the load generator's, each reading appended to OUT; on the app's
 # CPUs with the app's own CPU time meanwhile, so that an app still busy

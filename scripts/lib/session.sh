@@ -66,7 +66,7 @@ app_ready() {
 
 # verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's docs/app.md
 # checks against the running app, its report to OUT, its verdict as a row
-# record (bench/verdict) to verify.verdict.json beside OUT, and each route's answer
+# record (formats/verdict) to verify.verdict.json beside OUT, and each route's answer
 # as captured on the wire to answers.json beside OUT. /bench/pragmas is
 # sampled under writers at the host profile's connections, the write case's.
 verify_app() {
