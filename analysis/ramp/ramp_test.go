@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"stacklab/analysis/study"
-	_ "stacklab/formats/golden" // knows -update, as every test package of analysis/ must
+	_ "stacklab/formats/golden" // knows -update
 	"stacklab/formats/latencyline"
 	"stacklab/formats/vegeta"
 )

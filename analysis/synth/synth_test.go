@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "stacklab/formats/golden" // knows -update, as every test package of analysis/ must
+	_ "stacklab/formats/golden" // knows -update
 	"stacklab/formats/oha"
 )
 

@@ -1,7 +1,7 @@
 // Package golden compares test output with files kept in testdata, and
-// rewrites them when the tests run with -update
-// (go test ./analysis/... -update). Every test package of analysis/
-// imports it, so that the flag is known to all of them.
+// rewrites them when the tests run with -update (go test ./PKG -update).
+// A test package with golden files imports it, so that the flag is known
+// there.
 package golden
 
 import (
@@ -31,10 +31,10 @@ func Check(t testing.TB, path string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test ./analysis/... -update creates it)", err)
+		t.Fatalf("%v (go test -update in its package creates it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test ./analysis/... -update rewrites it after a deliberate change); %s",
+		t.Errorf("output differs from %s (go test -update in its package rewrites it after a deliberate change); %s",
 			path, FirstDiff(want, got))
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "stacklab/formats/golden" // knows -update, as every test package of analysis/ must
+	_ "stacklab/formats/golden" // knows -update
 )
 
 // The fixtures are real oha 1.16.0 output (testdata/versions.txt), captured

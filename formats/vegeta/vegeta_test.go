@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "stacklab/formats/golden" // knows -update, as every test package of analysis/ must
+	_ "stacklab/formats/golden" // knows -update
 )
 
 // The fixtures are real vegeta 12.13.0 output (testdata/versions.txt):
