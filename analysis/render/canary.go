@@ -20,7 +20,7 @@ func canaryBlocks(s *summary.Summary) []block {
 		spreads = append(spreads, fmt.Sprintf("%s CPUs %s", sp.Set, pct(sp.Spread)))
 	}
 	out := []block{h(2, "CPU-speed canary"),
-		p("Before and after every window, a fixed amount of CPU work (formats/speed: best of 5 tries) was timed on the app's CPUs and on the load generator's: %d readings around %d windows; spread (max − min) ÷ median over the run: %s. A window is flagged when a reading was more than %.0f%% off the median of its run's readings on the same CPUs: the vCPU ran at another speed then, which the load average does not show.",
+		p("Before and after every window, a fixed amount of CPU work (probes/speed: best of 5 tries) was timed on the app's CPUs and on the load generator's: %d readings around %d windows; spread (max − min) ÷ median over the run: %s. A window is flagged when a reading was more than %.0f%% off the median of its run's readings on the same CPUs: the vCPU ran at another speed then, which the load average does not show.",
 			c.Readings, c.Windows, strings.Join(spreads, ", "), 100*c.Threshold)}
 	if c.Contended > 0 {
 		out = append(out, p("%d readings on the app's CPUs were left out: the app itself used more than %.0f%% of the CPU while they ran (still busy after its window: a JIT compiling, a collector), so they timed the app, not the vCPU.",
