@@ -77,6 +77,9 @@ func TestStartAndStop(t *testing.T) {
 	var out, errs bytes.Buffer
 	code := run([]string{"start", "--name", name, "--cpus", "0", "--memory", "64m", "--pids", "16",
 		"--uid", "65534", "--gid", "65534", "--", "sleep", "30"}, &out, &errs)
+	if code != 0 && (strings.Contains(errs.String(), "permission denied") || strings.Contains(errs.String(), "read-only file system")) {
+		t.Skipf("skipped: this machine lets no process make a cgroup (%s)", strings.TrimSpace(errs.String()))
+	}
 	if code != 0 {
 		t.Fatalf("start: exit %d: %s", code, errs.String())
 	}
