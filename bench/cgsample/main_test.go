@@ -42,7 +42,7 @@ func TestRunWritesAReadableTimeline(t *testing.T) {
 }
 
 func TestSummaryLine(t *testing.T) {
-	samples, err := timeline.ReadFile("../timeline/testdata/good.cgroup.jsonl")
+	samples, err := timeline.ReadFile("../../formats/timeline/testdata/good.cgroup.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

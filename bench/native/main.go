@@ -294,7 +294,24 @@ func stop(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "native stop: removing %s/%s: %v\n", parent, *name, rerr)
 		return 1
 	}
+	removeParent()
 	return 0
+}
+
+// removeParent removes /stacklab itself once it holds no group of the
+// lab's (in every hierarchy); while another bench's group is there, the
+// kernel refuses and it stays.
+func removeParent() {
+	if len(list()) > 0 {
+		return
+	}
+	if modeName() == "v2" {
+		os.Remove(filepath.Join(unifiedRoot, parent))
+		return
+	}
+	if cg, err := cgroup1.Load(cgroup1.StaticPath(parent)); err == nil {
+		cg.Delete()
+	}
 }
 
 func signalAll(g group, sig syscall.Signal) {

@@ -138,4 +138,11 @@ func TestStartAndStop(t *testing.T) {
 			t.Errorf("group %s still there after stop", name)
 		}
 	}
+	if len(list()) == 0 {
+		for _, d := range []string{"cpu", "memory", "cpuset", "pids", ""} {
+			if _, err := os.Stat(unifiedRoot + "/" + d + "/stacklab"); err == nil {
+				t.Errorf("%s/%s/stacklab left behind with no group in it", unifiedRoot, d)
+			}
+		}
+	}
 }
