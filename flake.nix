@@ -168,7 +168,7 @@
         subPackages = [
           "stacks/seed" "stacks/imagefiles" "stacks/mkimage"
           "bench/plan" "bench/record" "bench/host" "bench/stack" "bench/size" "bench/verify"
-          "bench/quiet" "bench/canary" "bench/cgsample" "bench/hiccup" "bench/settle" "bench/pgsample" "bench/netpath"
+          "bench/quiet" "bench/canary" "bench/cgsample" "bench/hiccup" "bench/settle" "bench/pgsample" "bench/netpath" "bench/native"
           "analysis/summarize" "analysis/compare" "analysis/reproduce" "analysis/resultsindex" "analysis/guard"
           "probes/dirty" "probes/poolwait" "probes/walstall" "probes/sqliteinfo" "probes/readcost"
         ];

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	goldenpkg "stacklab/analysis/golden"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
 	"stacklab/analysis/synth"
+	goldenpkg "stacklab/formats/golden"
 )
 
 func folder(t *testing.T, name string, sp synth.Spec) string { return synth.Temp(t, name, sp) }

@@ -7,6 +7,7 @@ package hostprofile
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,7 +16,8 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/analysis/envfile"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/envfile"
 )
 
 // Kind is what a key's value must look like.
@@ -62,6 +64,23 @@ var Keys = []Key{
 	{"UPSTREAM_ADDR", Address, false, "the address the app (and, with UPSTREAM_ENGINE, the generator for the ceiling) reaches the mock upstream at (default 127.0.0.1)"},
 }
 
+// Defaults are the values of the keys a profile may leave unset that the
+// bench still needs: the quiet gate's thresholds, owned here once (bash,
+// the quiet command and the plan's ETA ask for them; checks/owners fails a
+// second literal). A 1-minute load under 2.0 on this project's 2-CPU
+// machines is a host with a CPU to spare; a process outside the lab using
+// half a CPU through a run is work the run shared its CPUs with.
+var Defaults = map[string]string{
+	"QUIET_LOAD":      "2.0",
+	"QUIET_CPU_SHARE": "0.5",
+}
+
+// DefaultNumber is Defaults[name] as a number (0 when it has none).
+func DefaultNumber(name string) float64 {
+	v, _ := strconv.ParseFloat(Defaults[name], 64)
+	return v
+}
+
 // Roles are the roles a profile places, in the order the manifest lists them.
 var Roles = []string{"app", "loadgen", "upstream"}
 
@@ -85,34 +104,10 @@ type Profile struct {
 }
 
 var (
-	cpuPart   = regexp.MustCompile(`^([0-9]+)(?:-([0-9]+))?$`)
 	number    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 	context   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 	hostLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$`)
 )
-
-// ExpandCPUs turns "0-2,5" into [0 1 2 5].
-func ExpandCPUs(list string) ([]int, error) {
-	var out []int
-	for _, p := range strings.Split(list, ",") {
-		m := cpuPart.FindStringSubmatch(p)
-		if m == nil {
-			return nil, fmt.Errorf("not a CPU list like 0-3,6")
-		}
-		lo, _ := strconv.Atoi(m[1])
-		hi := lo
-		if m[2] != "" {
-			hi, _ = strconv.Atoi(m[2])
-		}
-		if hi < lo {
-			return nil, fmt.Errorf("not a CPU list like 0-3,6")
-		}
-		for i := lo; i <= hi; i++ {
-			out = append(out, i)
-		}
-	}
-	return out, nil
-}
 
 func keyOf(name string) (Key, bool) {
 	for _, k := range Keys {
@@ -161,7 +156,7 @@ func Read(path string) (*Profile, error) {
 func check(k Kind, v string) error {
 	switch k {
 	case CPUList:
-		if _, err := ExpandCPUs(v); err != nil {
+		if _, err := cpulist.Parse(v); err != nil {
 			return err
 		}
 	case Number:
@@ -236,7 +231,7 @@ func (p *Profile) Engines() bool {
 // CheckLocalCPUs refuses a role on this machine whose CPU list names a CPU
 // outside online (the kernel's online list, "0-1").
 func (p *Profile) CheckLocalCPUs(online string) error {
-	on, err := ExpandCPUs(strings.TrimSpace(online))
+	on, err := cpulist.Parse(strings.TrimSpace(online))
 	if err != nil {
 		return fmt.Errorf("this host's online CPUs %q: %v", online, err)
 	}
@@ -259,7 +254,7 @@ func (p *Profile) CheckLocalCPUs(online string) error {
 		keys = append(keys, "UPSTREAM_CPUS")
 	}
 	for _, k := range keys {
-		cpus, _ := ExpandCPUs(p.Set[k])
+		cpus, _ := cpulist.Parse(p.Set[k])
 		for _, c := range cpus {
 			if !have[c] {
 				return fmt.Errorf("host profile %s: %s=%s names CPU %d, but this host has CPUs %s", p.Path, k, p.Set[k], c, strings.TrimSpace(online))
@@ -278,11 +273,67 @@ func (p *Profile) CheckEngineCPUs(role string, ncpu int) error {
 		lists = append(lists, [2]string{"SAMPLER_CPUS", p.Set["SAMPLER_CPUS"]})
 	}
 	for _, l := range lists {
-		cpus, _ := ExpandCPUs(l[1])
+		cpus, _ := cpulist.Parse(l[1])
 		for _, c := range cpus {
 			if c >= ncpu {
 				return fmt.Errorf("host profile %s: %s %s name CPU %d, but its engine %s has %d CPUs", p.Path, l[0], l[1], c, r.Engine, ncpu)
 			}
+		}
+	}
+	return nil
+}
+
+// AppCPU is how the app's CPUs are confined: Mode cpuset (the default:
+// --cpuset-cpus APP_CPUS) or quota (a CFS quota of Quota CPUs on top, as a
+// Kubernetes CPU limit sets it; Quota defaults to the count of APP_CPUS),
+// and Count, the app's LAB_CPUS: the count of APP_CPUS, or in quota mode
+// the quota rounded up (the CPUs' worth it may use per period).
+type AppCPU struct {
+	Mode  string
+	Quota string // "" in cpuset mode
+	Count int
+}
+
+// AppCPU is the profile's app CPU confinement, checked; every error is
+// one line starting "host profile PATH:".
+func (p *Profile) AppCPU() (AppCPU, error) {
+	cpus, _ := cpulist.Parse(p.Set["APP_CPUS"])
+	a := AppCPU{Mode: or(p.Set["APP_CPU_MODE"], "cpuset"), Count: len(cpus)}
+	switch a.Mode {
+	case "cpuset":
+		return a, nil
+	case "quota":
+		a.Quota = or(p.Set["APP_CPU_QUOTA"], strconv.Itoa(a.Count))
+		q, err := strconv.ParseFloat(a.Quota, 64)
+		if err != nil || !number.MatchString(a.Quota) || q <= 0 || q > float64(a.Count) {
+			return a, fmt.Errorf("host profile %s: APP_CPU_QUOTA=%s: want a number of CPUs above 0 and at most the %d of APP_CPUS=%s", p.Path, a.Quota, a.Count, p.Set["APP_CPUS"])
+		}
+		a.Count = int(math.Ceil(q))
+		return a, nil
+	}
+	return a, fmt.Errorf("host profile %s: APP_CPU_MODE=%s: want cpuset or quota", p.Path, a.Mode)
+}
+
+// CheckDB refuses a profile whose Postgres server role (rows on Postgres)
+// is unset or names a CPU outside online (the kernel's online list).
+func (p *Profile) CheckDB(online string) error {
+	for _, k := range []string{"DB_CPUS", "DB_MEMORY"} {
+		if p.Set[k] == "" {
+			return fmt.Errorf("host profile %s: %s is not set (a row on Postgres runs the server role there; hosts/README.md)", p.Path, k)
+		}
+	}
+	on, err := cpulist.Parse(strings.TrimSpace(online))
+	if err != nil {
+		return fmt.Errorf("this host's online CPUs %q: %v", online, err)
+	}
+	have := map[int]bool{}
+	for _, c := range on {
+		have[c] = true
+	}
+	cpus, _ := cpulist.Parse(p.Set["DB_CPUS"])
+	for _, c := range cpus {
+		if !have[c] {
+			return fmt.Errorf("host profile %s: DB_CPUS=%s names CPU %d, but this host has CPUs %s", p.Path, p.Set["DB_CPUS"], c, strings.TrimSpace(online))
 		}
 	}
 	return nil
@@ -310,12 +361,14 @@ func or(a, b string) string {
 }
 
 // Shell is the profile as bash assignments, one a line, each value quoted
-// so that bash reads it back as written: the keys the file sets, in the
-// table's order.
+// so that bash reads it back as written: the keys the file sets, and the
+// Defaults of those it leaves unset, in the table's order.
 func (p *Profile) Shell() string {
 	var b strings.Builder
 	for _, k := range Keys {
 		if v, ok := p.Set[k.Name]; ok {
+			fmt.Fprintf(&b, "%s=%s\n", k.Name, Quote(v))
+		} else if v, ok := Defaults[k.Name]; ok {
 			fmt.Fprintf(&b, "%s=%s\n", k.Name, Quote(v))
 		}
 	}

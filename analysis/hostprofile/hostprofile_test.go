@@ -134,3 +134,83 @@ func TestAppOnItsOwnEngine(t *testing.T) {
 		t.Errorf("sampler on %s, want the generator's CPUs while the app is here", got)
 	}
 }
+
+// A profile that leaves the quiet gate's thresholds unset gets the
+// defaults in its shell values (bash has no literal of its own); one that
+// sets them keeps its own.
+func TestQuietDefaults(t *testing.T) {
+	p, err := Read(write(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Shell()
+	for _, want := range []string{"QUIET_LOAD='2.0'\n", "QUIET_CPU_SHARE='0.5'\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("shell has no %q:\n%s", want, got)
+		}
+	}
+	p, err = Read(write(t, base+"QUIET_LOAD=1.5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Shell(); !strings.Contains(got, "QUIET_LOAD='1.5'\n") || strings.Contains(got, "QUIET_LOAD='2.0'") {
+		t.Errorf("a profile's own QUIET_LOAD lost:\n%s", got)
+	}
+	if DefaultNumber("QUIET_LOAD") != 2.0 || DefaultNumber("QUIET_CPU_SHARE") != 0.5 || DefaultNumber("APP_CPUS") != 0 {
+		t.Error("DefaultNumber")
+	}
+}
+
+// The app's CPU mode: cpuset by default (its count the list's), a quota
+// defaulting to that count and rounded up for LAB_CPUS, and each refusal
+// in one line naming the key.
+func TestAppCPU(t *testing.T) {
+	two := strings.Replace(base, "APP_CPUS=0", "APP_CPUS=0-1", 1)
+	for _, c := range []struct {
+		text string
+		want AppCPU
+		err  string
+	}{
+		{base, AppCPU{Mode: "cpuset", Count: 1}, ""},
+		{two + "APP_CPU_QUOTA=1.5\n", AppCPU{Mode: "cpuset", Count: 2}, ""},
+		{two + "APP_CPU_MODE=quota\n", AppCPU{Mode: "quota", Quota: "2", Count: 2}, ""},
+		{two + "APP_CPU_MODE=quota\nAPP_CPU_QUOTA=1.5\n", AppCPU{Mode: "quota", Quota: "1.5", Count: 2}, ""},
+		{two + "APP_CPU_MODE=quota\nAPP_CPU_QUOTA=0.5\n", AppCPU{Mode: "quota", Quota: "0.5", Count: 1}, ""},
+		{two + "APP_CPU_MODE=quota\nAPP_CPU_QUOTA=3\n", AppCPU{}, "APP_CPU_QUOTA=3: want a number of CPUs above 0 and at most the 2 of APP_CPUS=0-1"},
+		{two + "APP_CPU_MODE=quota\nAPP_CPU_QUOTA=0\n", AppCPU{}, "APP_CPU_QUOTA=0: want"},
+		{two + "APP_CPU_MODE=shares\n", AppCPU{}, "APP_CPU_MODE=shares: want cpuset or quota"},
+	} {
+		p, err := Read(write(t, c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.AppCPU()
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "host profile ") {
+				t.Errorf("%q: got %v, want …%s…", c.text, err, c.err)
+			}
+		case err != nil || got != c.want:
+			t.Errorf("%q: got %+v, %v; want %+v", c.text, got, err, c.want)
+		}
+	}
+}
+
+// The Postgres server role: both keys set, and its CPUs this host's.
+func TestCheckDB(t *testing.T) {
+	for _, c := range []struct{ text, err string }{
+		{base + "DB_CPUS=1\nDB_MEMORY=1g\n", ""},
+		{base + "DB_MEMORY=1g\n", "DB_CPUS is not set"},
+		{base + "DB_CPUS=1\n", "DB_MEMORY is not set"},
+		{base + "DB_CPUS=3\nDB_MEMORY=1g\n", "DB_CPUS=3 names CPU 3, but this host has CPUs 0-1"},
+	} {
+		p, err := Read(write(t, c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.CheckDB("0-1\n")
+		if (c.err == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%q: got %v, want %q", c.text, err, c.err)
+		}
+	}
+}

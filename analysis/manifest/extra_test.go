@@ -13,7 +13,7 @@ import (
 // pass.
 func TestCheckExtra(t *testing.T) {
 	for _, kv := range [][2]string{{"app_port", "8080"}, {"quiet_gate", "1"}, {"warmup", "steady"}, {"warmup_max_s", "30"},
-		{"app_cpu_mode", "quota"}, {"app_cpu_quota", "0.5"}, {"build_cpus", "0-1"}, {"postgres_cpus", "1"}, {"cpu_canary", "before and after every window (probes/speed)"}} {
+		{"app_cpu_mode", "quota"}, {"app_cpu_quota", "0.5"}, {"build_cpus", "0-1"}, {"postgres_cpus", "1"}, {"cpu_canary", "before and after every window (formats/speed)"}} {
 		if err := CheckExtra(kv[0], kv[1]); err != nil {
 			t.Errorf("%s=%s: %v", kv[0], kv[1], err)
 		}

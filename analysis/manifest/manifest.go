@@ -169,7 +169,8 @@ type RowInfo struct {
 	// threads), 0 when the stack sets no such limit.
 	RequestSlots int `json:"request_slots"`
 	// Contract is "app" (docs/app.md, checked by verify) or "none" (an image
-	// of the user's own, checked by the study's per-case checks).
+	// of the user's own, checked by the study's per-case checks), as
+	// stackenv decides it; absent when the bench said none (a size study).
 	Contract string `json:"contract,omitempty"`
 }
 

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	_ "stacklab/analysis/golden" // every analysis test package knows -update
+	_ "stacklab/formats/golden" // every analysis test package knows -update
 )
 
 func notQuiet(t *testing.T, raw string, maxLoad float64) []string {

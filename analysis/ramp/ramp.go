@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"math"
 
-	"stacklab/analysis/latencyline"
 	"stacklab/analysis/study"
-	"stacklab/analysis/vegeta"
+	"stacklab/formats/latencyline"
+	"stacklab/formats/vegeta"
 )
 
 // Step is one measured step: its planned rate and length, vegeta's report

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
-	"stacklab/analysis/latencyline"
 	"stacklab/analysis/study"
-	"stacklab/analysis/vegeta"
+	_ "stacklab/formats/golden" // knows -update
+	"stacklab/formats/latencyline"
+	"stacklab/formats/vegeta"
 )
 
 func capacityCase(t *testing.T) *study.Case {

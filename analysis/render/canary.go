@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"stacklab/analysis/summary"
-	"stacklab/probes/speed"
+	"stacklab/formats/speed"
 )
 
 // canaryBlocks says how often the CPU-speed canary fired and whether the

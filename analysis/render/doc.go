@@ -7,14 +7,14 @@ package render
 import (
 	"fmt"
 	"slices"
-	"stacklab/analysis/steady"
+	"stacklab/formats/steady"
 	"strings"
 
-	"stacklab/analysis/latencyline"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/summary"
 	"stacklab/analysis/units"
+	"stacklab/formats/latencyline"
 )
 
 type blockKind int

@@ -18,7 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"stacklab/analysis/linediff"
+	"stacklab/formats/linediff"
 	"strings"
 
 	"stacklab/analysis/manifest"

@@ -8,18 +8,18 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"stacklab/bench/settlelog"
+	"stacklab/formats/settlelog"
 	"strconv"
 	"strings"
 	"time"
 
-	"stacklab/analysis/latencyline"
-	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
-	"stacklab/analysis/vegeta"
-	"stacklab/bench/hiccuplog"
-	"stacklab/bench/timeline"
-	"stacklab/bench/uplog"
+	"stacklab/formats/hiccuplog"
+	"stacklab/formats/latencyline"
+	"stacklab/formats/pauses"
+	"stacklab/formats/timeline"
+	"stacklab/formats/uplog"
+	"stacklab/formats/vegeta"
 )
 
 // A capacity case's window is a folder of steps (docs/results.md):
@@ -31,11 +31,11 @@ import (
 //	raw/run-N/<stack>/<case>/step-NN.LANE.loadgen.json
 //	raw/run-N/<stack>/<case>/step-NN.cgroup.jsonl  the container's cgroup during the step
 //	raw/run-N/<stack>/<case>/step-NN.latency.jsonl every request of the step, all lanes (package latencyline)
-//	raw/run-N/<stack>/<case>/step-NN.hiccup-app.jsonl, .hiccup-loadgen.jsonl  the hiccup meters (bench/hiccuplog)
+//	raw/run-N/<stack>/<case>/step-NN.hiccup-app.jsonl, .hiccup-loadgen.jsonl  the hiccup meters (formats/hiccuplog)
 //	raw/run-N/<stack>/<case>/step-NN.settle.json   the cooldown before the step (bench/settle), after a failed one
 //	raw/run-N/<stack>/<case>/step-NN.restart       the app did not settle and was restarted before the step
 //	raw/run-N/<stack>/<case>/step-NN.pauses.jsonl  the runtime's own pauses during the step (package pauses)
-//	raw/run-N/<stack>/<case>/step-NN.upstream.jsonl the mock upstream's own lateness during the step (bench/uplog)
+//	raw/run-N/<stack>/<case>/step-NN.upstream.jsonl the mock upstream's own lateness during the step (formats/uplog)
 //	raw/run-N/<stack>/<case>/step-NN.error         the bench could not measure the step
 
 // Target is a step's plan, written by `record step` before it runs.
@@ -89,7 +89,7 @@ type Step struct {
 	// Pauses are the runtime's own pauses during the step (package pauses).
 	Pauses []pauses.Pause
 	// Upstream is the mock upstream's own lateness during the step
-	// (bench/uplog), nil when the step did not reach it or kept no record.
+	// (formats/uplog), nil when the step did not reach it or kept no record.
 	Upstream *uplog.File
 }
 

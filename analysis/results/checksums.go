@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"stacklab/bench/rawfile"
+	"stacklab/formats/rawfile"
 )
 
 // ChecksumsFile lists the sha256 of every file under raw/, sorted by path,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/analysis/golden"
+	"stacklab/formats/golden"
 )
 
 // rawTree lays out raw files whose names trip a per-folder walk: "run-10"

@@ -17,20 +17,21 @@ import (
 	"strings"
 	"sync"
 
-	"stacklab/analysis/latencyline"
 	"stacklab/analysis/manifest"
-	"stacklab/analysis/oha"
-	"stacklab/analysis/pauses"
-	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
-	"stacklab/bench/answer"
-	"stacklab/bench/hiccuplog"
-	"stacklab/bench/netlog"
-	"stacklab/bench/pglog"
-	"stacklab/bench/timeline"
-	"stacklab/bench/uplog"
-	"stacklab/bench/verdict"
-	"stacklab/probes/speed"
+	"stacklab/formats/answer"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/hiccuplog"
+	"stacklab/formats/latencyline"
+	"stacklab/formats/netlog"
+	"stacklab/formats/oha"
+	"stacklab/formats/pauses"
+	"stacklab/formats/pglog"
+	"stacklab/formats/speed"
+	"stacklab/formats/steady"
+	"stacklab/formats/timeline"
+	"stacklab/formats/uplog"
+	"stacklab/formats/verdict"
 )
 
 // Error is a fault in a results folder's file, worded for a one-line
@@ -52,7 +53,7 @@ type Folder struct {
 	Study *study.Study
 	Runs  []Run // the kept runs, by number; raw/discarded is never read
 	// Verify is verify's record of the folder (raw/verify.json,
-	// bench/verdict), nil when it has none; VerifyErr is why it could not
+	// formats/verdict), nil when it has none; VerifyErr is why it could not
 	// be read (the summary reports it).
 	Verify    *verdict.Record
 	VerifyErr error
@@ -70,7 +71,7 @@ type Run struct {
 	// headroom.go); nil when the run has none.
 	Headroom *Ceiling
 	// NetPath is the raw network path check beside the headroom
-	// (raw/run-N/netpath.json, bench/netlog); nil when the run has none.
+	// (raw/run-N/netpath.json, formats/netlog); nil when the run has none.
 	NetPath *netlog.Result
 	Stacks  []StackRun // in the manifest's order of stacks
 }
@@ -102,7 +103,7 @@ type StackRun struct {
 	Resources *Resources // nil when resources.json is absent
 	Windows   []Window   // in the manifest's order of cases
 	// Answers are verify's captures of each route's answer on the wire
-	// (answers.json, bench/answer), nil when absent (older folders).
+	// (answers.json, formats/answer), nil when absent (older folders).
 	Answers []answer.Answer
 }
 
@@ -139,7 +140,7 @@ type Window struct {
 	PG    []pglog.Sample
 	PGErr error
 	// Canary holds the CPU-speed canary's readings around the window
-	// (<case>.canary.jsonl, probes/speed; absent in older folders).
+	// (<case>.canary.jsonl, formats/speed; absent in older folders).
 	Canary []speed.Reading
 	// RelPath is the oha file's path inside the folder, for messages.
 	RelPath string
@@ -179,7 +180,7 @@ type Window struct {
 	// it logs no compilations.
 	JIT *pauses.JIT
 	// Upstream is the mock upstream's record of its own lateness over the
-	// window (<case>.upstream.jsonl, bench/uplog), nil when it answered
+	// window (<case>.upstream.jsonl, formats/uplog), nil when it answered
 	// nothing then or kept no record.
 	Upstream *uplog.File
 }
@@ -219,32 +220,11 @@ const SaturatedShare = 0.9
 
 // Share is the generator's CPU time as a fraction of the CPUs it had.
 func (l *Loadgen) Share() float64 {
-	n := CountCPUs(l.CPUs)
+	n := cpulist.Count(l.CPUs)
 	if n == 0 || l.WindowS <= 0 {
 		return 0
 	}
 	return l.CPUSeconds / (l.WindowS * float64(n))
-}
-
-// CountCPUs counts the CPUs in a cpuset list such as "1", "0-3" or "0,2-3";
-// 0 when it cannot be read.
-func CountCPUs(list string) int {
-	n := 0
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return 0
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0
-			}
-		}
-		n += b - a + 1
-	}
-	return n
 }
 
 // Resources is a stack's boot time and memory in one run.
@@ -578,7 +558,7 @@ type Cgroup struct {
 	EndsErr     error
 }
 
-// Sample is one line of a cgroup timeline (bench/timeline).
+// Sample is one line of a cgroup timeline (formats/timeline).
 type Sample = timeline.Sample
 
 // readCgroup reads the cgroup timeline at path ("" for none).

@@ -3,7 +3,7 @@ package results
 import (
 	"testing"
 
-	"stacklab/analysis/latencyline"
+	"stacklab/formats/latencyline"
 )
 
 // A slump from the window's first bucket (a window that began on an app

@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/bench/rawfile"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/rawfile"
 )
 
 // The bench's small raw files are written here, beside their readers, so
@@ -38,7 +39,7 @@ func LoadgenFromTime(timeOutput, cpus string) (Loadgen, error) {
 		}
 		v[i] = x
 	}
-	n := CountCPUs(cpus)
+	n := cpulist.Count(cpus)
 	if n == 0 {
 		return Loadgen{}, fmt.Errorf("--cpus %q is not a CPU list like 1 or 0-3", cpus)
 	}

@@ -21,7 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"stacklab/analysis/linediff"
+	"stacklab/formats/linediff"
 	"strings"
 
 	"stacklab/analysis/manifest"

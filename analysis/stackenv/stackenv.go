@@ -16,12 +16,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"stacklab/analysis/envfile"
+	"stacklab/formats/envfile"
 )
 
 // Keys are the keys a stack.env may state, and what kind of value each
@@ -70,6 +71,15 @@ func bad(format string, a ...any) error { return &Error{fmt.Sprintf(format, a...
 type Lab struct {
 	Root  string
 	Extra []string
+	// ImageID is the id of the image built under a tag, "" when there is
+	// none: a DEPENDS image's id is an input of its dependents' tags. The
+	// caller that talks to Docker (bench/stack) gives it; analysis never
+	// does, and without it every DEPENDS id is "" (as with no engine).
+	ImageID func(tag string) string
+	// Toolchain is what a TOOLCHAINS entry adds to a tag: the program's
+	// version, "not installed" when it has none (bench/stack runs them;
+	// without it every toolchain hashes as not installed).
+	Toolchain func(name string) string
 }
 
 func (l Lab) dirs() []string {
@@ -259,6 +269,55 @@ func (s *Stack) Has(key string) bool {
 
 // Words is a words key's value split on white space.
 func (s *Stack) Words(key string) []string { return strings.Fields(s.Values[key]) }
+
+// Contract is what the stack is held to: CONTRACT when stated, else "none"
+// for an image of the user's own (IMAGE: only the study's per-case checks
+// apply), else "app" (docs/app.md, checked by bench/verify). The one
+// place this default is decided; bash asks `stack contract NAME`.
+func (s *Stack) Contract() string {
+	switch {
+	case s.Values["CONTRACT"] != "":
+		return s.Values["CONTRACT"]
+	case s.Values["IMAGE"] != "":
+		return "none"
+	}
+	return "app"
+}
+
+// Reserved are the variables the lab sets on every app container
+// (docs/app.md): neither a stack's ENV nor a study's variant may set them.
+var Reserved = []string{"PORT", "DATABASE_PATH", "DATABASE_URL", "UPSTREAM_URL", "LAB_CPUS"}
+
+// IsReserved says whether the lab sets k on every app container.
+func IsReserved(k string) bool { return slices.Contains(Reserved, k) }
+
+var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// OwnEnv is the environment the stack's ENV adds to its container
+// ("K=V", one a word), with the lab's values put in for ${PORT},
+// ${LAB_CPUS}, ${DATA} (/data), ${DATABASE_PATH} (/data/app.db) and
+// ${UPSTREAM_URL}: for an app that reads other variables than the lab's
+// (BIND_ADDR=127.0.0.1:${PORT}). A word that is not NAME=VALUE, a
+// reserved name, or another ${…} is refused in one line naming the file.
+func (s *Stack) OwnEnv(port, upstream string, cpus int) ([]string, error) {
+	var out []string
+	put := strings.NewReplacer("${PORT}", port, "${LAB_CPUS}", strconv.Itoa(cpus), "${DATA}", "/data",
+		"${DATABASE_PATH}", "/data/app.db", "${UPSTREAM_URL}", upstream)
+	for _, w := range s.Words("ENV") {
+		k, v, ok := strings.Cut(w, "=")
+		switch {
+		case !ok || !envName.MatchString(k):
+			return nil, bad("%s: ENV word '%s' is not NAME=VALUE", s.File, w)
+		case IsReserved(k):
+			return nil, bad("%s: ENV sets %s, which the lab sets for every stack (use ${%s} in another variable)", s.File, k, k)
+		}
+		if v = put.Replace(v); strings.Contains(v, "${") {
+			return nil, bad("%s: ENV %s: only ${PORT}, ${LAB_CPUS}, ${DATA}, ${DATABASE_PATH} and ${UPSTREAM_URL} are put in (got '%s')", s.File, k, w)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
 
 // Slots is REQUEST_SLOTS, 0 when not stated.
 func (s *Stack) Slots() int {

@@ -10,11 +10,20 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"stacklab/analysis/synth"
 )
 
-var write = synth.File
+// write creates path's folders and the file (package synth has the same
+// helper, but synth reads studies, and studies read stackenv's reserved
+// names: a test here cannot import it).
+func write(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // An inline # comment is read one way: after white space it is a comment,
 // inside a word or quotes it is part of the value; so a stack recorded,
@@ -256,5 +265,56 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A stack's contract: what it states, else none for an image of the user's
+// own, else the app's.
+func TestContract(t *testing.T) {
+	for _, c := range []struct {
+		values map[string]string
+		want   string
+	}{
+		{map[string]string{}, "app"},
+		{map[string]string{"IMAGE": "me/api:1"}, "none"},
+		{map[string]string{"IMAGE": "me/api:1", "CONTRACT": "app"}, "app"},
+		{map[string]string{"CONTRACT": "none"}, "none"},
+	} {
+		if got := (&Stack{Values: c.values}).Contract(); got != c.want {
+			t.Errorf("%v: contract %s, want %s", c.values, got, c.want)
+		}
+	}
+}
+
+// A stack's own environment: the lab's values put in, and each refusal in
+// one line naming the file (the reserved names are the study's too).
+func TestOwnEnv(t *testing.T) {
+	env := func(v string) *Stack {
+		return &Stack{File: "stacks/own/stack.env", Values: map[string]string{"ENV": v}}
+	}
+	got, err := env("BIND_ADDR=127.0.0.1:${PORT} GOMAXPROCS=${LAB_CPUS} DB=${DATA}/contacts.db UP=${UPSTREAM_URL} P=${DATABASE_PATH}").OwnEnv("8081", "http://127.0.0.1:9090", 2)
+	want := []string{"BIND_ADDR=127.0.0.1:8081", "GOMAXPROCS=2", "DB=/data/contacts.db", "UP=http://127.0.0.1:9090", "P=/data/app.db"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+	if got, err := env("").OwnEnv("8081", "u", 1); err != nil || len(got) != 0 {
+		t.Errorf("no ENV: %q, %v", got, err)
+	}
+	for v, msg := range map[string]string{
+		"PORT=9":         "ENV sets PORT, which the lab sets for every stack",
+		"DATABASE_URL=x": "ENV sets DATABASE_URL, which the lab sets for every stack",
+		"X=${HOME}":      "ENV X: only ${PORT}, ${LAB_CPUS}, ${DATA}, ${DATABASE_PATH} and ${UPSTREAM_URL} are put in (got 'X=${HOME}')",
+		"lower=1":        "ENV word 'lower=1' is not NAME=VALUE",
+		"NOEQUALS":       "ENV word 'NOEQUALS' is not NAME=VALUE",
+	} {
+		_, err := env(v).OwnEnv("8081", "u", 1)
+		if err == nil || !strings.HasPrefix(err.Error(), "stacks/own/stack.env: "+msg) {
+			t.Errorf("%s: %v, want %q", v, err, msg)
+		}
+	}
+	for _, k := range []string{"PORT", "DATABASE_PATH", "DATABASE_URL", "UPSTREAM_URL", "LAB_CPUS"} {
+		if !IsReserved(k) {
+			t.Errorf("%s is not reserved", k)
+		}
 	}
 }

@@ -61,8 +61,11 @@ func (l Lab) InputsHash(name string, buildArgs []string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		id, _ := exec.Command("docker", "image", "inspect", "-f", "{{.Id}}", tag).Output()
-		fmt.Fprintf(&deps, "depends %s %s\n", d, strings.TrimRight(string(id), "\n"))
+		id := ""
+		if l.ImageID != nil {
+			id = l.ImageID(tag)
+		}
+		fmt.Fprintf(&deps, "depends %s %s\n", d, id)
 	}
 	var b bytes.Buffer
 	b.WriteString("folder\n")
@@ -89,7 +92,11 @@ func (l Lab) InputsHash(name string, buildArgs []string) (string, error) {
 		}
 	}
 	for _, t := range s.Words("TOOLCHAINS") {
-		fmt.Fprintf(&b, "toolchain %s: %s\n", t, ToolchainVersion(l.Root, t))
+		v := "not installed"
+		if l.Toolchain != nil {
+			v = l.Toolchain(t)
+		}
+		fmt.Fprintf(&b, "toolchain %s: %s\n", t, v)
 	}
 	if s.Values["HOST_INPUTS"] == "1" {
 		b.WriteString("host inputs\n")
@@ -156,27 +163,4 @@ func sumLine(w io.Writer, dir, p string) error {
 	}
 	_, err = fmt.Fprintf(w, "%s%x  %s\n", prefix, h.Sum(nil), p)
 	return err
-}
-
-// ToolchainVersion is what a TOOLCHAINS entry adds to the hash: its `NAME
-// --version`, except go (`go version`, run in the lab's root so that
-// go.mod's toolchain line counts) and docker (the engine that builds and
-// loads images, not the client). A program that is missing or fails hashes
-// as "not installed".
-func ToolchainVersion(root, name string) string {
-	var cmd *exec.Cmd
-	switch name {
-	case "go":
-		cmd = exec.Command("go", "version")
-		cmd.Dir = root
-	case "docker":
-		cmd = exec.Command("docker", "version", "-f", "engine {{.Server.Version}}")
-	default:
-		cmd = exec.Command(name, "--version")
-	}
-	out, err := cmd.Output()
-	if err != nil {
-		return "not installed"
-	}
-	return strings.TrimRight(string(out), "\n")
 }

@@ -1,7 +1,7 @@
 package stat
 
 import (
-	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+	_ "stacklab/formats/golden" // knows -update
 
 	"math"
 	"testing"

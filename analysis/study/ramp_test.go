@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+	_ "stacklab/formats/golden" // knows -update
 )
 
 const rampStudy = `

@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"stacklab/analysis/stackenv"
 )
 
 // Error is a fault in a study file, worded for one line: the file, where,
@@ -856,7 +858,7 @@ func (s *Study) check(path string, f *fileShape) error {
 			if !envKeyRe.MatchString(k) {
 				return &Error{Path: path, Key: key + ": env", Msg: fmt.Sprintf("%q is not an environment variable name", k)}
 			}
-			if reserved[k] {
+			if stackenv.IsReserved(k) {
 				return &Error{Path: path, Key: key + ": env", Msg: fmt.Sprintf("%s is set by the lab for every stack; a variant may not change it", k)}
 			}
 		}
@@ -940,9 +942,6 @@ func (s *Study) checkSelfTest(path string, st *selftestShape, variants map[strin
 	s.SelfTest = &SelfTest{A: st.A, Twin: st.Twin, Planted: st.Planted, Pause: st.Pause}
 	return nil
 }
-
-// reserved are the variables the lab sets on every container (docs/app.md).
-var reserved = map[string]bool{"PORT": true, "DATABASE_PATH": true, "DATABASE_URL": true, "UPSTREAM_URL": true, "LAB_CPUS": true}
 
 // Rows are the rows the study runs: its stacks list, else its variants
 // followed by every stack of all (the lab's stack folders), else all.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/analysis/golden"
 	"stacklab/analysis/results"
 	"stacklab/analysis/synth"
+	"stacklab/formats/golden"
 )
 
 func canarySpec() synth.Spec {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/analysis/golden"
 	"stacklab/analysis/results"
 	"stacklab/analysis/summary"
 	"stacklab/analysis/synth"
+	"stacklab/formats/golden"
 )
 
 func capacitySummary(t *testing.T, sp synth.Spec) (*summary.Summary, string) {

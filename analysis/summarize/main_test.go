@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"stacklab/analysis/latencyline"
+	"stacklab/formats/latencyline"
 	"strconv"
 	"strings"
 	"testing"
 
-	"stacklab/analysis/golden"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/synth"
+	"stacklab/formats/golden"
 )
 
 // build writes a synthetic results folder named name, lets change plant

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/analysis/golden"
 	"stacklab/analysis/synth"
+	"stacklab/formats/golden"
 )
 
 // A paired folder's summary has the per-slice ratios; its slices share

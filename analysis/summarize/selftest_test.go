@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/analysis/golden"
 	"stacklab/analysis/results"
 	"stacklab/analysis/summary"
 	"stacklab/analysis/synth"
+	"stacklab/formats/golden"
 )
 
 // The self-test section: A against its twin flags nothing; the planted

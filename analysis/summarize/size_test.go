@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/analysis/golden"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/synth"
+	"stacklab/formats/golden"
 )
 
 func sizeFolder(t testing.TB, change func(dir string), keepSums bool) string {

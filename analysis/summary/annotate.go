@@ -6,10 +6,10 @@ import (
 	"math"
 	"strings"
 
-	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/units"
-	"stacklab/bench/timeline"
+	"stacklab/formats/oha"
+	"stacklab/formats/timeline"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -6,10 +6,10 @@ import (
 
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
-	"stacklab/probes/speed"
+	"stacklab/formats/speed"
 )
 
-// The CPU-speed canary (probes/speed): before and after every window a
+// The CPU-speed canary (formats/speed): before and after every window a
 // fixed amount of CPU work was timed on the app's CPUs and on the load
 // generator's. A reading more than CanaryThreshold off the median of its
 // run's readings on the same CPUs flags its window: the vCPU ran at

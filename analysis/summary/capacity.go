@@ -9,7 +9,7 @@ import (
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
 	"stacklab/analysis/units"
-	"stacklab/bench/timeline"
+	"stacklab/formats/timeline"
 )
 
 // CapacityTable is one capacity case: per stack, the highest rate that met

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"stacklab/analysis/oha"
 	"stacklab/analysis/study"
+	"stacklab/formats/oha"
 )
 
 // CeilingStack names a ceiling window in the failure lines: oha straight

@@ -1,9 +1,9 @@
 package summary
 
 import (
-	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
+	"stacklab/formats/oha"
 )
 
 // CPU time per request: the app cgroup's CPU time over a window ÷ its good

@@ -8,17 +8,18 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/analysis/latencyline"
-	"stacklab/analysis/oha"
-	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
 	"stacklab/analysis/units"
-	"stacklab/bench/hiccuplog"
-	"stacklab/bench/timeline"
-	"stacklab/bench/uplog"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/hiccuplog"
+	"stacklab/formats/latencyline"
+	"stacklab/formats/oha"
+	"stacklab/formats/pauses"
+	"stacklab/formats/timeline"
+	"stacklab/formats/uplog"
 )
 
 // Causes an explanation names, in the order the rules try them: a stall
@@ -42,7 +43,7 @@ const (
 	// latency (an upstream wait), not a stall.
 	CauseFirstAnswers = "first answers"
 	// CauseUpstream: the lab's mock upstream was late itself (its own
-	// record, bench/uplog) by as much as the slow requests that waited on
+	// record, formats/uplog) by as much as the slow requests that waited on
 	// it, with nothing else named: the lab's side, not the app's.
 	CauseUpstream = "upstream late"
 )
@@ -51,10 +52,10 @@ const (
 const (
 	// GapMs: an answer gap this long is explained whatever the tail.
 	GapMs = 100
-	// saturatedShare: the app used this share of the CPUs it may use (a
-	// closed loop's app at 92% of its CPU is the bottleneck, the rest lost
-	// to the kernel and the instruments beside it).
-	saturatedShare = 0.90
+	// An app that used results.SaturatedShare of the CPUs it may use is
+	// saturated (a closed loop's app at 92% of its CPU is the bottleneck,
+	// the rest lost to the kernel and the instruments beside it): the one
+	// share at which a CPU set counts as full, the generator's too.
 	// throttledSaturated: the quota throttled the app in this share of
 	// the periods of a slow stretch: it was at its limit there.
 	throttledSaturated = 0.05
@@ -192,8 +193,8 @@ func explain(ev evidence, sp span, what string) (string, string) {
 	}
 	// A step's mean can sit below the limit while the stretch with the
 	// slow answers was at it: the queue built there.
-	if use, ok := cpuUse(within(ev.samples, sp)); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
-		if mean, ok := cpuUse(ev.samples); ok && mean < saturatedShare*ev.cpuLimit {
+	if use, ok := cpuUse(within(ev.samples, sp)); ok && ev.cpuLimit > 0 && use >= results.SaturatedShare*ev.cpuLimit {
+		if mean, ok := cpuUse(ev.samples); ok && mean < results.SaturatedShare*ev.cpuLimit {
 			s := fmt.Sprintf("%s; the app used %.2f of its %s CPU while those answers waited (%.2f over the whole %s): at its limit then", what, use, fmtCPUs(ev.cpuLimit), mean, ev.unit())
 			if len(cg) > 0 {
 				s += "; its cgroup also showed " + strings.Join(cg, "; ")
@@ -201,7 +202,7 @@ func explain(ev evidence, sp span, what string) (string, string) {
 			return CauseSaturated, s
 		}
 	}
-	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 && use >= saturatedShare*ev.cpuLimit {
+	if use, ok := cpuUse(ev.samples); ok && ev.cpuLimit > 0 && use >= results.SaturatedShare*ev.cpuLimit {
 		s := fmt.Sprintf("%s; the app used %.2f of its %s CPU", what, use, fmtCPUs(ev.cpuLimit))
 		if th, ok := throttled(ev.samples); ok && th > 0 {
 			s += fmt.Sprintf(" and was throttled in %.0f%% of periods", 100*th)
@@ -396,7 +397,7 @@ func appCPULimit(f *results.Folder) float64 {
 			return v
 		}
 	}
-	return float64(results.CountCPUs(f.Manifest.Host.Settings["APP_CPUS"]))
+	return float64(cpulist.Count(f.Manifest.Host.Settings["APP_CPUS"]))
 }
 
 // JITTopTierPerS: a JIT that compiled this many methods a second at its
@@ -634,7 +635,7 @@ func stepUpstream(st *results.Step, lt *latencyline.Timeline) *uplog.Counts {
 }
 
 // upstreamOwnWords says whether the mock upstream's own record over the
-// step (bench/uplog) has it late by as much as the lane's p99 was over its wait
+// step (formats/uplog) has it late by as much as the lane's p99 was over its wait
 // (extraMs), or names it on time: then the time was spent outside it (in
 // the app's client, or before the upstream read the request), and
 // whether it was late itself. "" for a step without the record.

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/analysis/golden"
-	"stacklab/analysis/latencyline"
-	"stacklab/analysis/pauses"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
-	"stacklab/bench/hiccuplog"
-	"stacklab/bench/timeline"
+	"stacklab/formats/golden"
+	"stacklab/formats/hiccuplog"
+	"stacklab/formats/latencyline"
+	"stacklab/formats/pauses"
+	"stacklab/formats/timeline"
 )
 
 // t0 is the synthetic windows' clock zero (unix ns).

@@ -6,18 +6,17 @@ import (
 	"strings"
 
 	"stacklab/analysis/ramp"
-	"stacklab/bench/timeline"
+	"stacklab/analysis/results"
+	"stacklab/formats/timeline"
 )
 
 // The host's account of the CPUs (the cgroup timeline's cpusets, from
 // 2026-12-02) is read with package ramp's thresholds: ramp.StealShare of a
 // set's time stolen by the hypervisor, ramp.OtherCPUs of the app's CPUs
-// used by other work, and GeneratorBusyShare here.
-
-// GeneratorBusyShare: the generator's CPUs were this busy over the slow
-// stretch (vegeta or oha, the mock upstream and the instruments share
-// them): what the client measured may be its own waiting.
-const GeneratorBusyShare = 0.90
+// used by other work, and results.SaturatedShare: the generator's CPUs
+// were this busy over the slow stretch (vegeta or oha, the mock upstream
+// and the instruments share them), so what the client measured may be its
+// own waiting.
 
 func cpuSetUse(ts []timeline.Sample, name string) (timeline.SetUse, bool) {
 	if len(ts) < 2 {
@@ -66,7 +65,7 @@ func hostCPUWords(in []timeline.Sample) (cause, words string) {
 			return CauseHost, s + ": the host, not the app, had its CPU"
 		}
 	}
-	if u, ok := cpuSetUse(in, "loadgen"); ok && u.Busy+u.Irq >= GeneratorBusyShare {
+	if u, ok := cpuSetUse(in, "loadgen"); ok && u.Busy+u.Irq >= results.SaturatedShare {
 		return CauseGenerator, fmt.Sprintf("the generator's CPUs were %.0f%% busy meanwhile (the load generator, the mock upstream and the instruments share them): the client may have measured its own waiting", 100*(u.Busy+u.Irq))
 	}
 	return "", ""

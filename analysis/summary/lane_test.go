@@ -6,8 +6,8 @@ import (
 
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
-	"stacklab/analysis/vegeta"
-	"stacklab/bench/uplog"
+	"stacklab/formats/uplog"
+	"stacklab/formats/vegeta"
 )
 
 // An unexplained step that failed on the upstream lane alone says so, and

@@ -51,8 +51,8 @@ import (
 	"io/ioutil"
 	stdos "os"
 
-	"stacklab/analysis/latencyline"
-	tl "stacklab/bench/timeline"
+	"stacklab/formats/latencyline"
+	tl "stacklab/formats/timeline"
 	"stacklab/analysis/results"
 )
 
@@ -75,7 +75,7 @@ func f(w *results.Window) {
 	for _, f := range found {
 		got = append(got, f.call)
 	}
-	want := "os.Open os.ReadFile io/ioutil.ReadAll stacklab/analysis/latencyline.Read stacklab/bench/timeline.ReadEnds stacklab/analysis/results.Load .ReadTimeline"
+	want := "os.Open os.ReadFile io/ioutil.ReadAll stacklab/formats/latencyline.Read stacklab/formats/timeline.ReadEnds stacklab/analysis/results.Load .ReadTimeline"
 	if strings.Join(got, " ") != want {
 		t.Errorf("flagged %q, want %q", strings.Join(got, " "), want)
 	}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"stacklab/bench/pglog"
+	"stacklab/formats/pglog"
 )
 
 // CauseServer: a [pg] row's tail while its backends on the lab's Postgres

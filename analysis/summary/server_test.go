@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/bench/pglog"
+	"stacklab/formats/pglog"
 )
 
 func pgSample(at int64, active int, waits map[string]int, checkpoints int64) pglog.Sample {

@@ -13,11 +13,11 @@ import (
 	"strings"
 
 	"stacklab/analysis/manifest"
-	"stacklab/analysis/oha"
 	"stacklab/analysis/profile"
 	"stacklab/analysis/results"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
+	"stacklab/formats/oha"
 )
 
 // Summary is everything summary.md, summary.json and report.html show.
@@ -70,7 +70,7 @@ type Summary struct {
 	Annotations []Annotation  `json:"annotations"`
 	Failures    []Failure     `json:"failures"`
 	// Verify is the line of the run's verify and parity record
-	// (bench/verdict: "verify: 9/9 PASS, parity: N identical"); empty for
+	// (formats/verdict: "verify: 9/9 PASS, parity: N identical"); empty for
 	// a folder measured before the bench kept one.
 	Verify string `json:"verify,omitempty"`
 	// Spread sets each row's run-to-run spread in req/s beside its spread

@@ -1,10 +1,10 @@
 package summary
 
 import (
-	"stacklab/analysis/oha"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
-	"stacklab/bench/answer"
+	"stacklab/formats/answer"
+	"stacklab/formats/oha"
 )
 
 // bytesPerAnswer is what one answer of case c put on the wire in run r:

@@ -10,8 +10,8 @@ import (
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
-	"stacklab/analysis/vegeta"
-	"stacklab/bench/timeline"
+	"stacklab/formats/timeline"
+	"stacklab/formats/vegeta"
 )
 
 // Capacity is a capacity-study spec in quota mode: three runs of two

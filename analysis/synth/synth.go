@@ -1,7 +1,7 @@
 // Package synth writes synthetic results folders, shaped exactly like the
 // bench's (docs/results.md), for the tests and the benchmark of
 // analysis/. Its oha files follow oha 1.16.0's --output-format json layout
-// (checked against the real output kept in analysis/oha/testdata); its
+// (checked against the real output kept in formats/oha/testdata); its
 // numbers are made up but deterministic.
 package synth
 
@@ -18,9 +18,9 @@ import (
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
-	"stacklab/bench/answer"
-	"stacklab/bench/timeline"
-	"stacklab/probes/speed"
+	"stacklab/formats/answer"
+	"stacklab/formats/speed"
+	"stacklab/formats/timeline"
 )
 
 // Spec describes a folder to write.

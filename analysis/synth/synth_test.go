@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
-	"stacklab/analysis/oha"
+	_ "stacklab/formats/golden" // knows -update
+	"stacklab/formats/oha"
 )
 
 // keys lists the object keys of a JSON document down to depth 2
@@ -40,7 +40,7 @@ func keys(t *testing.T, b []byte) []string {
 // Every key synth writes is one that real oha 1.16.0 writes, with the same
 // nesting, so the fixtures built from it exercise the real format.
 func TestOhaShapeMatchesRealOutput(t *testing.T) {
-	real, err := os.ReadFile("../oha/testdata/ok.json")
+	real, err := os.ReadFile("../../formats/oha/testdata/ok.json")
 	if err != nil {
 		t.Fatal(err)
 	}

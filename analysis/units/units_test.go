@@ -3,7 +3,7 @@ package units
 import (
 	"testing"
 
-	_ "stacklab/analysis/golden" // knows -update, as every test package of analysis/ must
+	_ "stacklab/formats/golden" // knows -update
 )
 
 func TestFormats(t *testing.T) {

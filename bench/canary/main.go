@@ -1,5 +1,5 @@
 // Command canary times a fixed amount of CPU work and appends the reading
-// to a file (probes/speed owns the format). The bench runs it pinned
+// to a file (formats/speed owns the format). The bench runs it pinned
 // (taskset) to the app's CPUs and to the load generator's, before and
 // after every window.
 //
@@ -21,8 +21,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"stacklab/probes/cgroupstat"
-	"stacklab/probes/speed"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/speed"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/probes/speed"
+	"stacklab/formats/speed"
 )
 
 func writeRun(t *testing.T, slow int64) string {

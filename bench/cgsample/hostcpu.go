@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/bench/timeline"
+	"stacklab/formats/cpulist"
+	"stacklab/formats/timeline"
 )
 
 // userHz is the unit of /proc/stat: USER_HZ, 100 on every Linux ABI the
@@ -28,33 +29,12 @@ func (c cpuSets) Set(v string) error {
 	if !ok || name == "" {
 		return fmt.Errorf("%q: want NAME=CPUS, e.g. app=0", v)
 	}
-	cpus, err := parseCPUList(list)
+	cpus, err := cpulist.Parse(list)
 	if err != nil {
 		return fmt.Errorf("%q: %v", v, err)
 	}
 	c[name] = cpus
 	return nil
-}
-
-func parseCPUList(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("%q is not a CPU list", s)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("%q is not a CPU list", s)
-			}
-		}
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-	}
-	return out, nil
 }
 
 // procStat reads each CPU's line of /proc/stat: user nice system idle

@@ -6,20 +6,17 @@ import (
 	"reflect"
 	"testing"
 
-	"stacklab/bench/timeline"
+	"stacklab/formats/timeline"
 )
 
-func TestParseCPUList(t *testing.T) {
-	for in, want := range map[string][]int{"0": {0}, "1-3": {1, 2, 3}, "0,2-3": {0, 2, 3}} {
-		got, err := parseCPUList(in)
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("parseCPUList(%q) = %v, %v; want %v", in, got, err, want)
-		}
+// A --cpuset is NAME=LIST, the list read by formats/cpulist.
+func TestCPUSets(t *testing.T) {
+	c := cpuSets{}
+	if err := c.Set("app=0,2-3"); err != nil || !reflect.DeepEqual(c["app"], []int{0, 2, 3}) {
+		t.Errorf("app=0,2-3: %v %v", c["app"], err)
 	}
-	for _, bad := range []string{"", "a", "3-1", "-1", "0,"} {
-		if _, err := parseCPUList(bad); err == nil {
-			t.Errorf("parseCPUList(%q) accepted", bad)
-		}
+	if err := c.Set("app=3-1"); err == nil {
+		t.Error("app=3-1 accepted")
 	}
 	if err := (cpuSets{}).Set("app"); err == nil {
 		t.Error("--cpuset app (no =CPUS) accepted")

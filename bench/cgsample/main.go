@@ -1,7 +1,7 @@
 // cgsample records what one cgroup did during a window: CPU use and
 // throttling, memory, page cache, dirty and writeback pages, major faults,
 // pressure (PSI) and the host's dirty-page state, as a timeline of JSON lines
-// (stacklab/bench/timeline). The bench runs it beside every measured window.
+// (stacklab/formats/timeline). The bench runs it beside every measured window.
 package main
 
 import (
@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"stacklab/bench/timeline"
-	"stacklab/probes/cgroupstat"
-	"stacklab/probes/cli"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/cli"
+	"stacklab/formats/timeline"
 )
 
 const usage = `cgsample: record a cgroup's CPU, memory, dirty pages and pressure as a timeline.

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/bench/timeline"
-	"stacklab/probes/cgroupstat"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/timeline"
 )
 
 func TestRunWritesAReadableTimeline(t *testing.T) {
-	s, err := cgroupstat.OpenV1("../../probes/cgroupstat/testdata/v1", "/docker/0123abcd", "../../probes/cgroupstat/testdata/proc")
+	s, err := cgroupstat.OpenV1("../../formats/cgroupstat/testdata/v1", "/docker/0123abcd", "../../formats/cgroupstat/testdata/proc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestRunWritesAReadableTimeline(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
-	got, note, err := run(ctx, s, hostReader{procRoot: "../../probes/cgroupstat/testdata/proc"}, 20*time.Millisecond, timeline.NewWriter(f))
+	got, note, err := run(ctx, s, hostReader{procRoot: "../../formats/cgroupstat/testdata/proc"}, 20*time.Millisecond, timeline.NewWriter(f))
 	f.Close()
 	if err != nil || note != "" {
 		t.Fatalf("run: %v %q", err, note)
@@ -42,7 +42,7 @@ func TestRunWritesAReadableTimeline(t *testing.T) {
 }
 
 func TestSummaryLine(t *testing.T) {
-	samples, err := timeline.ReadFile("../timeline/testdata/good.cgroup.jsonl")
+	samples, err := timeline.ReadFile("../../formats/timeline/testdata/good.cgroup.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/bench/hiccuplog"
+	"stacklab/formats/hiccuplog"
 )
 
 // Report is what the meter prints: the verdict line, then its numbers.

@@ -4,7 +4,11 @@
 //	host profile FILE        check FILE (its keys, CPU lists, engines; the CPUs
 //	                         of the roles on this machine against its online
 //	                         CPUs) and print it as bash assignments: the keys it
-//	                         sets, then ROLE_* values with their defaults
+//	                         sets, the app's CPU mode, quota and count
+//	                         (APP_CPU_*), then ROLE_* values with their
+//	                         defaults
+//	host check-db FILE       refuse a profile whose Postgres server role is
+//	                         unset or names a CPU this host does not have
 //	host roles FILE          one line per role: ROLE ENGINE CPUS CONTAINER
 //	                         (ENGINE "-" for the bench's own; CONTAINER 1 when
 //	                         its programs, the app's instruments for the app,
@@ -33,7 +37,7 @@ const onlineFile = "/sys/devices/system/cpu/online"
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
-		fmt.Fprintln(stderr, "usage: host profile|roles|check-engine FILE ... (see bench/host/main.go)")
+		fmt.Fprintln(stderr, "usage: host profile|roles|check-db|check-engine FILE ... (see bench/host/main.go)")
 		return 2
 	}
 	p, err := hostprofile.Read(args[1])
@@ -52,7 +56,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
+		cpu, err := p.AppCPU()
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
 		fmt.Fprint(stdout, p.Shell())
+		fmt.Fprintf(stdout, "APP_CPU_MODE=%s\nAPP_CPU_QUOTA=%s\nAPP_CPU_COUNT=%d\n", q(cpu.Mode), q(cpu.Quota), cpu.Count)
 		app, up, gen := p.Role("app"), p.Role("upstream"), p.Role("loadgen")
 		engines := 0
 		if p.Engines() {
@@ -78,6 +88,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 				container = 1
 			}
 			fmt.Fprintf(stdout, "%s %s %s %d\n", name, e, r.CPUs, container)
+		}
+	case "check-db":
+		online, err := os.ReadFile(onlineFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "host: %v\n", err)
+			return 1
+		}
+		if err := p.CheckDB(string(online)); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
 		}
 	case "check-engine":
 		fl := flag.NewFlagSet("host check-engine", flag.ContinueOnError)
@@ -105,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	default:
-		fmt.Fprintf(stderr, "host: unknown subcommand %q (profile, roles, check-engine)\n", args[0])
+		fmt.Fprintf(stderr, "host: unknown subcommand %q (profile, roles, check-db, check-engine)\n", args[0])
 		return 2
 	}
 	return 0

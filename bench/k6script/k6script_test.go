@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/analysis/golden" // -update rewrites testdata/*.golden
 	"stacklab/analysis/study"
+	"stacklab/formats/golden" // -update rewrites testdata/*.golden
 )
 
 func flows(t *testing.T, path string) []*study.Flow {

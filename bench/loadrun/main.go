@@ -40,8 +40,8 @@ import (
 
 	"encoding/json"
 
-	"stacklab/analysis/hostprofile"
 	"stacklab/bench/hostfp"
+	"stacklab/formats/cpulist"
 )
 
 func main() { os.Exit(run(os.Args[1:])) }
@@ -59,7 +59,7 @@ func run(args []string) int {
 			return 1
 		}
 		if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
-			if cpus, err := hostprofile.ExpandCPUs(strings.TrimSpace(string(b))); err == nil {
+			if cpus, err := cpulist.Parse(string(b)); err == nil {
 				fp.Cores = len(cpus)
 			}
 		}

@@ -3,7 +3,7 @@
 // upstream with MODE=echo, on the app's CPUs, address and port), it times
 // one-byte round trips on one connection, then streams on another for a
 // while, reading the echo back, and writes what it found
-// (`raw/run-N/netpath.json`, format bench/netlog). Under HTTP and any
+// (`raw/run-N/netpath.json`, format formats/netlog). Under HTTP and any
 // server: on two machines it says whether the network between them is
 // what a row would meet first.
 //
@@ -25,7 +25,7 @@ import (
 	"slices"
 	"time"
 
-	"stacklab/bench/netlog"
+	"stacklab/formats/netlog"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stderr)) }

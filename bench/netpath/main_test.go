@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/bench/netlog"
+	"stacklab/formats/netlog"
 )
 
 // server accepts on 127.0.0.1 and hands each connection to serve.

@@ -2,7 +2,7 @@
 // app's backends are doing and waiting on (pg_stat_activity), commits and
 // rollbacks (pg_stat_database), checkpoints (pg_stat_bgwriter) and WAL
 // writes and syncs (pg_stat_wal), one JSON line per interval (format:
-// bench/pglog). The bench runs it beside every window of a row on the
+// formats/pglog). The bench runs it beside every window of a row on the
 // lab's Postgres; at the end one verdict line goes to stderr.
 package main
 
@@ -20,8 +20,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"stacklab/bench/pglog"
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
+	"stacklab/formats/pglog"
 )
 
 const usage = `pgsample: the Postgres server's view of a window, as JSON lines.
@@ -33,7 +33,7 @@ Samples every --interval until --duration elapses or SIGINT/SIGTERM
 arrives: the client backends of database NAME by state and wait event
 (pg_stat_activity, its own connection left out), NAME's commits and
 rollbacks, the server's checkpoints and WAL records, bytes, writes and
-syncs. One line per sample (bench/pglog); the verdict on stderr, e.g.
+syncs. One line per sample (formats/pglog); the verdict on stderr, e.g.
 
   pgsample: 51 samples; 12000 commits, 0 rollbacks, 0 checkpoints; active backends waited most on IO:WALSync (38% of their samples)
 `

@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"strings"
 
-	"stacklab/bench/rawfile"
+	"stacklab/formats/rawfile"
 )
 
 // Kinds are the phases of a bench, in the order the ETA sums them and

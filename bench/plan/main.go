@@ -68,6 +68,7 @@ import (
 	"strings"
 	"time"
 
+	"stacklab/analysis/hostprofile"
 	"stacklab/analysis/profile"
 
 	"stacklab/analysis/ramp"
@@ -315,7 +316,7 @@ func etaStart(path string, args []string, out io.Writer) error {
 	quiet := fl.Int("quiet-gate", 1, "1: the quiet-host gate waits before each run")
 	fl.IntVar(&sc.QuietForS, "quiet-for", 0, "the gate's quiet seconds")
 	fl.IntVar(&sc.QuietTimeoutS, "quiet-timeout", 0, "the gate's longest wait, seconds")
-	fl.Float64Var(&sc.QuietLoad, "quiet-load", 2.0, "the gate's 1-minute load")
+	fl.Float64Var(&sc.QuietLoad, "quiet-load", hostprofile.DefaultNumber("QUIET_LOAD"), "the gate's 1-minute load (the host profile's)")
 	sampler := fl.Int("sampler", 1, "1: the cgroup sampler runs")
 	check := fl.String("sampler-check", "", "the window measured again without the sampler (empty: none)")
 	if err := parseFlags("eta-start", args, fl); err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/bench/rawfile"
+	"stacklab/formats/rawfile"
 )
 
 // waitReport is one wait of the gate, as `quiet wait --out` records it: the

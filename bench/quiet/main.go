@@ -16,19 +16,20 @@ import (
 
 	"github.com/prometheus/procfs"
 
-	"stacklab/probes/cli"
+	"stacklab/analysis/hostprofile"
+	"stacklab/formats/cli"
 )
 
 const help = `quiet: is this host quiet enough to measure, and who is using the CPU?
 
 Usage:
-  quiet [--load 2.0] [--share 0.5] [--seconds 3]
+  quiet [--load L] [--share S] [--seconds 3]
       one look: load average, the busiest processes over a few seconds, a verdict
-  quiet wait --load 2.0 --for 60s [--timeout 10m] [--out FILE] [--at TEXT]
+  quiet wait [--load L] --for 60s [--timeout 10m] [--out FILE] [--at TEXT]
       wait until the 1-minute load average has stayed under --load for --for;
       exit 0 when quiet, 1 on timeout (with the busiest processes as evidence);
       --out adds this wait (TEXT: what it came before) to FILE, a run's waits
-  quiet watch --share 0.5 --out FILE [--gate FILE] [--exclude-sid SID] [--exclude-pid PID ...]
+  quiet watch [--share S] --out FILE [--gate FILE] [--exclude-sid SID] [--exclude-pid PID ...]
       sample every process's CPU until SIGINT/SIGTERM, then write the window's
       evidence as JSON to FILE; "quiet" is false when a wait in the --gate
       file (read when the watch stops) did not hold, or any process outside
@@ -39,14 +40,17 @@ Usage:
       exit 0 when the run was quiet, 1 when not (the bench asks this; bash
       reads no JSON)
 
+L and S default to the host profile's defaults of QUIET_LOAD and
+QUIET_CPU_SHARE (analysis/hostprofile); the bench passes its profile's.
+
 The lab's own processes are excluded: the --exclude-sid session, each
 --exclude-pid and its descendants, anything in a Docker container's cgroup
 (/docker/… or docker-….scope), dockerd, containerd and containerd-shim*.
 
 Examples:
   quiet
-  quiet wait --load 2.0 --for 60s --timeout 10m
-  quiet watch --share 0.5 --out run-1.quiet.json --exclude-sid $(ps -o sid= $$) &
+  quiet wait --for 60s --timeout 10m
+  quiet watch --out run-1.quiet.json --exclude-sid $(ps -o sid= $$) &
   kill -TERM %1     # ends the window and writes run-1.quiet.json
 `
 
@@ -82,8 +86,8 @@ func positive(prog, name string, v float64) {
 
 func oneShot(fs procfs.FS, args []string) {
 	f := flag.NewFlagSet("quiet", flag.ContinueOnError)
-	load := f.Float64("load", 2.0, "1-minute load average threshold")
-	share := f.Float64("share", 0.5, "CPU share of one process that makes the host busy")
+	load := f.Float64("load", hostprofile.DefaultNumber("QUIET_LOAD"), "1-minute load average threshold")
+	share := f.Float64("share", hostprofile.DefaultNumber("QUIET_CPU_SHARE"), "CPU share of one process that makes the host busy")
 	secs := f.Float64("seconds", 3, "how long to watch the processes")
 	cli.Parse(f, args, help)
 	positive("quiet", "load", *load)
@@ -171,7 +175,7 @@ func (w *waitState) observe(now time.Time, load1 float64) bool {
 
 func wait(fs procfs.FS, args []string) {
 	f := flag.NewFlagSet("quiet wait", flag.ContinueOnError)
-	load := f.Float64("load", 2.0, "1-minute load average threshold")
+	load := f.Float64("load", hostprofile.DefaultNumber("QUIET_LOAD"), "1-minute load average threshold")
 	need := f.Duration("for", 60*time.Second, "how long the load must stay under the threshold")
 	timeout := f.Duration("timeout", 10*time.Minute, "give up after this long (exit 1)")
 	every := f.Duration("poll", time.Second, "how often to read the load average")
@@ -297,7 +301,7 @@ func watch(fs procfs.FS, args []string) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := flag.NewFlagSet("quiet watch", flag.ContinueOnError)
-	share := f.Float64("share", 0.5, "a process outside the lab using more than this share of one CPU makes the window not quiet")
+	share := f.Float64("share", hostprofile.DefaultNumber("QUIET_CPU_SHARE"), "a process outside the lab using more than this share of one CPU makes the window not quiet")
 	out := f.String("out", "", "JSON file to write when stopped")
 	gate := f.String("gate", "", "the run's waits (quiet wait --out), read when stopped")
 	sid := f.Int("exclude-sid", 0, "session id whose processes are the lab's own")

@@ -7,8 +7,8 @@ import (
 	"stacklab/analysis/manifest"
 	"testing"
 
-	_ "stacklab/analysis/golden"
 	"stacklab/analysis/results"
+	_ "stacklab/formats/golden"
 )
 
 // With RECORD_TEST_MAIN=1 the test binary is the record command, so the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"stacklab/analysis/latencyline"
+	"stacklab/formats/latencyline"
 )
 
 // A step's attack ran a lead-in before its window: cut keeps the rows sent

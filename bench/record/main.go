@@ -60,12 +60,12 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/analysis/envfile"
 	"stacklab/analysis/manifest"
 	"stacklab/analysis/profile"
 	"stacklab/analysis/results"
-	"stacklab/analysis/steady"
 	"stacklab/analysis/study"
+	"stacklab/formats/envfile"
+	"stacklab/formats/steady"
 )
 
 func main() {
@@ -279,11 +279,11 @@ func rowInfo(st *study.Study, rows []string, slots, contracts []string) (map[str
 	}
 	out := map[string]manifest.RowInfo{}
 	for _, r := range rows {
+		// The contract is the bench's to say (stackenv decides it); a row
+		// it says none of has none recorded (a size study builds, it does
+		// not serve).
 		info := manifest.RowInfo{Stack: st.StackOf(r), Contract: ct[r]}
-		if info.Contract == "" {
-			info.Contract = "app"
-		}
-		if info.Contract != "app" && info.Contract != "none" {
+		if info.Contract != "" && info.Contract != "app" && info.Contract != "none" {
 			return nil, fmt.Errorf("--contract %s=%s: want app or none", r, ct[r])
 		}
 		if v, ok := sl[r]; ok && v != "" {

@@ -9,12 +9,12 @@ import (
 	"bytes"
 	"math"
 	"stacklab/analysis/manifest"
-	"stacklab/analysis/oha"
-	"stacklab/analysis/pauses"
 	"stacklab/analysis/results"
-	"stacklab/analysis/steady"
-	"stacklab/bench/rawfile"
-	"stacklab/probes/cgroupstat"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/oha"
+	"stacklab/formats/pauses"
+	"stacklab/formats/rawfile"
+	"stacklab/formats/steady"
 )
 
 // loadgen writes OUT (a window's <case>.loadgen.json) from the `time`

@@ -8,11 +8,11 @@ import (
 	"os"
 	"time"
 
-	"stacklab/analysis/latencyline"
+	"stacklab/formats/latencyline"
 )
 
 // timelineCmd writes OUT, a window's or a capacity step's latency timeline
-// (<window>.latency.jsonl, analysis/latencyline/README.md), from the
+// (<window>.latency.jsonl, formats/latencyline/README.md), from the
 // generator's per-request output: oha's --db-url file, whose clock starts
 // at --start-unix-ns (oha's times count from its own start), or the CSV of
 // `vegeta encode -to csv` of each lane of a step, which carries its own

@@ -11,11 +11,11 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"stacklab/analysis/golden"
-	"stacklab/analysis/latencyline"
+	"stacklab/formats/golden"
+	"stacklab/formats/latencyline"
 )
 
-const fixtures = "../../analysis/latencyline/testdata/"
+const fixtures = "../../formats/latencyline/testdata/"
 
 // recordExit runs record and returns its stderr and exit code.
 func recordExit(t *testing.T, args ...string) (string, int) {

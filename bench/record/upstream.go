@@ -11,12 +11,12 @@ import (
 	"strconv"
 	"time"
 
-	"stacklab/bench/rawfile"
-	"stacklab/bench/uplog"
+	"stacklab/formats/rawfile"
+	"stacklab/formats/uplog"
 )
 
 // upstreamCmd writes OUT, the mock upstream's record of its own lateness
-// over a window or a step (<window>.upstream.jsonl, bench/uplog), asked
+// over a window or a step (<window>.upstream.jsonl, formats/uplog), asked
 // of the upstream at --url for the span --from-ns..--to-ns (unix ns).
 // What the upstream answers is checked as analysis will read it. A span
 // in which it answered nothing (a case that does not reach it) writes no

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/bench/uplog"
+	"stacklab/formats/uplog"
 )
 
 // An upstream that answers its lateness as the mock upstream does.

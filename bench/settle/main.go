@@ -13,18 +13,19 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"stacklab/bench/settlelog"
+	"stacklab/formats/settlelog"
 	"strings"
 	"time"
 
-	"stacklab/probes/cgroupstat"
-	"stacklab/probes/cli"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/cli"
 )
 
 const usage = `settle: wait until an app is idle again after a load step.
 
 Usage: settle --pid PID --url http://127.0.0.1:PORT/PATH [--max 30s]
               [--idle-share 0.05] [--fast 20ms] [--every 500ms] [--out FILE]
+       settle ports
 
 Every --every it reads the CPU time of PID's cgroup and sends one GET to
 --url. The app has settled when, over the last interval, its cgroup used at
@@ -32,6 +33,11 @@ most --idle-share of one CPU and the GET answered 2xx within --fast, twice
 in a row. The verdict line comes first; --out gets one JSON object
 (settled, waited_ms, cpu_share, probe_ms, checks). Exit 0 settled, 1 not
 settled within --max (the bench then restarts the container), 2 bad flags.
+
+"settle ports" waits while more than 8,000 of this machine's sockets are
+in TIME_WAIT, at most 70 s, with one line on stderr when it waits (the
+capacity ramp runs it before a step that follows a failed one; ports.go
+says why).
 
 Example:
   settle --pid 4242 --url http://127.0.0.1:18080/up --max 30s --out step-05.settle.json
@@ -58,6 +64,10 @@ func Settled(checks []Check, idleShare float64, fast time.Duration) bool {
 }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "ports" {
+		ports()
+		return
+	}
 	fs := flag.NewFlagSet("settle", flag.ContinueOnError)
 	pid := fs.Int("pid", 0, "the app's main process (its cgroup is read)")
 	url := fs.String("url", "", "a GET the app answers fast when idle (http://127.0.0.1:PORT/PATH)")

@@ -10,6 +10,11 @@
 //	    the folder of stack NAME (stacks/NAME, else the extra folder's)
 //	stack ... get NAME KEY
 //	    the value of KEY in NAME's stack.env, empty when not stated
+//	stack ... contract NAME
+//	    what NAME is held to: app (docs/app.md, verify) or none
+//	stack ... own-env NAME PORT UPSTREAM_URL CPUS
+//	    the environment NAME's ENV adds to its container, K=V a line, the
+//	    lab's values put in
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
 //	stack ... build-args NAME --build-args "K=V lines"
@@ -26,6 +31,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 
 	"stacklab/analysis/stackenv"
@@ -38,18 +45,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|own-env NAME PORT UPSTREAM_URL CPUS|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
 	}
-	lab := stackenv.Lab{Root: strings.TrimSuffix(*root, "/"), Extra: []string{*extra}}
+	lab := stackenv.Lab{Root: strings.TrimSuffix(*root, "/"), Extra: []string{*extra}, ImageID: imageID}
+	lab.Toolchain = func(name string) string { return toolchainVersion(lab.Root, name) }
 	rest := fl.Args()
 	if len(rest) == 0 {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "tag": 1, "build-args": 1}
+	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "own-env": 4, "tag": 1, "build-args": 1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -90,6 +98,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stdout, v)
 			}
 		}
+	case "contract":
+		var s *stackenv.Stack
+		if s, err = lab.Read(rest[1]); err == nil {
+			fmt.Fprintln(stdout, s.Contract())
+		}
+	case "own-env":
+		var s *stackenv.Stack
+		var env []string
+		cpus, cerr := strconv.Atoi(rest[4])
+		if cerr != nil || cpus < 1 {
+			fmt.Fprintf(stderr, "stack own-env: CPUS %q: want a count of 1 or more\n", rest[4])
+			return 2
+		}
+		if s, err = lab.Read(rest[1]); err == nil {
+			if env, err = s.OwnEnv(rest[2], rest[3], cpus); err == nil {
+				for _, kv := range env {
+					fmt.Fprintln(stdout, kv)
+				}
+			}
+		}
 	case "build-args":
 		var s *stackenv.Stack
 		if s, err = lab.Read(rest[1]); err == nil {
@@ -113,4 +141,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// imageID is the id of the image Docker has under tag, "" when it has none
+// (or no engine answers): what a DEPENDS image adds to its dependents' tags.
+func imageID(tag string) string {
+	out, _ := exec.Command("docker", "image", "inspect", "-f", "{{.Id}}", tag).Output()
+	return strings.TrimRight(string(out), "\n")
+}
+
+// toolchainVersion is what a TOOLCHAINS entry adds to the hash: its `NAME
+// --version`, except go (`go version`, run in the lab's root so that
+// go.mod's toolchain line counts) and docker (the engine that builds and
+// loads images, not the client). A program that is missing or fails hashes
+// as "not installed".
+func toolchainVersion(root, name string) string {
+	var cmd *exec.Cmd
+	switch name {
+	case "go":
+		cmd = exec.Command("go", "version")
+		cmd.Dir = root
+	case "docker":
+		cmd = exec.Command("docker", "version", "-f", "engine {{.Server.Version}}")
+	default:
+		cmd = exec.Command(name, "--version")
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return "not installed"
+	}
+	return strings.TrimRight(string(out), "\n")
 }

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	wire "stacklab/bench/answer"
-	"stacklab/bench/verdict"
-	"stacklab/probes/cli"
+	wire "stacklab/formats/answer"
+	"stacklab/formats/cli"
+	"stacklab/formats/verdict"
 )
 
 const usage = `verify: does a running stack answer as docs/app.md says?
@@ -44,7 +44,7 @@ what was expected and what came back. Exit 1 when any check fails.
 With -snapshot it writes the parity snapshot, taken after the -writes
 writes and before the write load: every GET route's answer, the 404 and 405
 answers, and two writes each read back, normalised. With
--record, the verdict as a bench/verdict row record.
+-record, the verdict as a formats/verdict row record.
 
 The second form compares snapshots of several stacks with the first and
 counts identical and mismatched answers; the first difference is shown
@@ -52,7 +52,7 @@ with both answers in full. Exit 1 when any differs.
 
 The third form gathers a bench run's row records (RAWDIR/run-N/ROW/
 verify.verdict.json) and compares the parity snapshots beside them run by run,
-into the run's record FILE (bench/verdict). Exit 1 when a row failed or
+into the run's record FILE (formats/verdict). Exit 1 when a row failed or
 an answer differs.
 
 The fourth form signs a load in before its window, as a browser would
@@ -97,11 +97,11 @@ func checkMain(args []string) int {
 	fs.DurationVar(&cfg.LoadTime, "load-time", time.Second, "how long the write load runs, at least")
 	fs.IntVar(&cfg.WriteConcurrency, "write-concurrency", 32, "writes in flight while /bench/pragmas is sampled (the bench's write concurrency)")
 	var recordPath string
-	fs.StringVar(&recordPath, "record", "", "write the verdict as a row record (bench/verdict) to this file")
+	fs.StringVar(&recordPath, "record", "", "write the verdict as a row record (formats/verdict) to this file")
 	fs.StringVar(&snapPath, "snapshot", "", "write the parity snapshot to this file")
 	fs.StringVar(&outPath, "out", "", "write the results as JSON lines to this file")
 	var answersPath string
-	fs.StringVar(&answersPath, "answers", "", "write each route's answer as captured on the wire (bench/answer) to this file")
+	fs.StringVar(&answersPath, "answers", "", "write each route's answer as captured on the wire (formats/answer) to this file")
 	cli.Parse(fs, args, usage)
 
 	switch {
@@ -186,7 +186,7 @@ func loopbackDBURL(s string) error {
 	return nil
 }
 
-// rowRecord is the verdict as bench/verdict keeps it.
+// rowRecord is the verdict as formats/verdict keeps it.
 func rowRecord(stack string, results []result, c *checker) verdict.Row {
 	r := verdict.Row{Format: verdict.Format, Row: stack, Checks: len(results), Connections: c.connections, Wrong: c.wrong}
 	for _, x := range results {

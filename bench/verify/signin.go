@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"stacklab/bench/websession"
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
 )
 
 // What the spec fixes about a session.

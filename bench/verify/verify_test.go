@@ -20,7 +20,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
-	"stacklab/bench/verdict"
+	"stacklab/formats/verdict"
 	"stacklab/stacks"
 )
 

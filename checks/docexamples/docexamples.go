@@ -30,7 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"stacklab/analysis/linediff"
+	"stacklab/formats/linediff"
 	"strconv"
 	"strings"
 )

@@ -29,8 +29,12 @@ func hasSuffix(s, p string) bool { return len(s) >= len(p) && s[len(s)-len(p):] 
 
 // Table is every decision with one owner.
 var Table = []Owned{
-	{"the saturation threshold of a load generator (0.9 of its CPUs)", "analysis/results/results.go",
-		regexp.MustCompile(`[Ss]aturat.*\b0\.9\b|\b0\.9\b.*[Ss]aturat|Share\(\)\s*>\s*0\.\d|SaturatedShare\s*=`), goCode},
+	{"the saturation threshold of a CPU set (0.9: a load generator's, the app's, the generator's CPUs)", "analysis/results/results.go",
+		regexp.MustCompile(`[Ss]aturat.*\b0\.90*\b|\b0\.90*\b.*[Ss]aturat|Share\(\)\s*>\s*0\.\d|[Ss]aturatedShare\s*=|BusyShare\s*=`), goCode},
+	{"the quiet gate's thresholds (load 2.0, one process's CPU share 0.5) when a host profile sets none", "analysis/hostprofile/hostprofile.go",
+		regexp.MustCompile(`QUIET_(LOAD|CPU_SHARE)(:-|":\s*")[0-9]|"(load|share|quiet-load|quiet-share)",\s*[0-9]`), code},
+	{"the hiccup meter's interval (20 ms)", "bench/hiccup/main.go",
+		regexp.MustCompile(`defaultInterval\s*=\s*[0-9]|HICCUP_INTERVAL=|hiccup\b.*--interval\s`), code},
 	{"a window's default closed-loop connections (32)", "bench/plan/main.go",
 		regexp.MustCompile(`"connections",\s*[1-9]|defaultConnections\s*=`), goCode},
 	{"a bench profile's table (runs, warm-up, window, quiet gate, redo limits, request timeout, the sampler's cadence)", "analysis/profile/profiles.toml",
@@ -48,6 +52,16 @@ var Table = []Owned{
 		regexp.MustCompile(`source\s+\S*stack\.env|-f\s+\S*stack\.env|Stat\(.*"stack\.env"|func IsStack`), code},
 	{"an image's tag (the hash of its inputs)", "analysis/stackenv/tag.go",
 		regexp.MustCompile(`image_inputs_hash\s*\(\)|toolchain_version\s*\(\)|func \(l Lab\) InputsHash`), code},
+	{"the reading of a CPU list (0-3,6)", "formats/cpulist/cpulist.go",
+		regexp.MustCompile(`func (Parse\(list string\)|parseCPUList\(|ExpandCPUs\(|CountCPUs\()|^\s*cpu_list_expand\(\)|BASH_REMATCH\[1\];\s*i\s*<=\s*BASH_REMATCH\[2\]`), code},
+	{"the wait for TIME_WAIT sockets before a capacity step (more than 8,000, at most 70 s)", "bench/settle/ports.go",
+		regexp.MustCompile(`maxTimeWait\s*=|portsMaxWait\s*=|\btw\s*>\s*[0-9]|== "tw"`), code},
+	{"how long an app may take to settle after a failed capacity step (30 s)", "bench/settle/main.go",
+		regexp.MustCompile(`Duration\("max",|SETTLE_MAX_S=|settle\b.*--max\s`), code},
+	{"the variables the lab sets on every app container (reserved: no ENV or variant sets them)", "analysis/stackenv/stackenv.go",
+		regexp.MustCompile(`Reserved\s*=\s*\[\]string\{|reserved\s*=\s*map\[|\bin PORT \|`), code},
+	{"a stack's contract when its stack.env states none (app, or none for an image of the user's own)", "analysis/stackenv/stackenv.go",
+		regexp.MustCompile(`\bc=(app|none)\b|Contract\s*=\s*"(app|none)"|func \(s \*Stack\) Contract\(`), code},
 	{"a key of the manifest's parameters.extra, read by its name", "analysis/manifest/extra.go",
 		regexp.MustCompile(`Extra\["`), goCode},
 }

@@ -26,7 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
 )
 
 const usage = `registryhosts: fail when a tracked file names a package registry's host.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/bench/timeline"
-	"stacklab/probes/cli"
-	"stacklab/probes/latency"
+	"stacklab/formats/cli"
+	"stacklab/formats/latency"
+	"stacklab/formats/timeline"
 	"stacklab/probes/walwriter"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/bench/timeline"
+	"stacklab/formats/timeline"
 	"stacklab/probes/walwriter"
 )
 

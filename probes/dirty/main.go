@@ -27,10 +27,10 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
-	"stacklab/bench/timeline"
-	"stacklab/probes/cgroupstat"
-	"stacklab/probes/cli"
-	"stacklab/probes/latency"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/cli"
+	"stacklab/formats/latency"
+	"stacklab/formats/timeline"
 	"stacklab/probes/walwriter"
 )
 

@@ -25,7 +25,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
 	"stacklab/probes/walwriter"
 )
 

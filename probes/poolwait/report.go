@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/probes/latency"
+	"stacklab/formats/latency"
 )
 
 // Stats condenses one run.

@@ -19,7 +19,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
 	"stacklab/stacks"
 )
 

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/probes/cli"
+	"stacklab/formats/cli"
 )
 
 const help = `sqliteinfo: how is this SQLite built, and do pooled connections carry the pragmas?

@@ -20,8 +20,8 @@ import (
 	"syscall"
 	"time"
 
-	"stacklab/probes/cgroupstat"
-	"stacklab/probes/cli"
+	"stacklab/formats/cgroupstat"
+	"stacklab/formats/cli"
 	"stacklab/probes/walwriter"
 )
 

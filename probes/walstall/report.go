@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"stacklab/probes/cli"
-	"stacklab/probes/latency"
+	"stacklab/formats/cli"
+	"stacklab/formats/latency"
 	"stacklab/probes/walwriter"
 )
 

@@ -141,28 +141,15 @@ run_ramp() {
   note "bench: run $run · $row $w: stopped ($stop); $verdict"
 }
 
-# ports_settle: wait (at most 70 s) while more than 8,000 sockets are in
-# TIME_WAIT. Each step is new vegeta processes, and a step the stack or
-# the generator could not keep up with opens thousands of connections that
-# stay in TIME_WAIT for 60 s when vegeta exits. Seen here: after seven
-# such steps 27,000 of the 28,232 local ports were taken, and connect()'s
-# search for a free one used 98% of the generator's CPU (system time) in
-# steps the stack would have passed, which then read as generator-capped.
-ports_settle() {
-  local tw waited=0
-  while tw=$(awk '$1 == "TCP:" { for (i = 2; i < NF; i++) if ($i == "tw") print $(i + 1) }' /proc/net/sockstat) &&
-    ((tw > 8000 && waited < 70)); do
-    ((waited > 0)) || note "bench: waiting for $tw sockets in TIME_WAIT to clear (at most 70 s) before the next step"
-    sleep 2
-    waited=$((waited + 2))
-  done
-}
+# ports_settle: wait while too many of this machine's sockets are in
+# TIME_WAIT after a failed step (bench/settle ports: its limits, and why)
+ports_settle() { "$(lab_tool_path settle)" ports || true; }
 
 # ramp_cooldown RUN ROW BASE: after a failed step, let the app settle
 # (bench/settle: its cgroup nearly idle and its ready path answering
-# fast, at most SETTLE_MAX_S) before the next step, into BASE.settle.json;
-# an app that does not settle is restarted, and BASE.restart says so.
-SETTLE_MAX_S=30
+# fast, for at most its own limit) before the next step, into
+# BASE.settle.json; an app that does not settle is restarted, and
+# BASE.restart says so.
 ramp_cooldown() {
   local base=$3 pin=$LOADGEN_CPUS
   # the generator's CPUs are another machine's when it has an engine: the
@@ -175,14 +162,14 @@ ramp_cooldown() {
     # beside the app, on its machine: its cgroup, and a probe from there
     local rc=0
     app_tool "stacklab-$BENCH_ID-settle-$RANDOM" --emit /tmp/out -- settle --pid "$APP_PID" --url "$ready" \
-      --max "${SETTLE_MAX_S}s" --out /tmp/out >"$base.settle.json" 2>>"$WORK/settle.log" || rc=$?
+      --out /tmp/out >"$base.settle.json" 2>>"$WORK/settle.log" || rc=$?
     [[ -s "$base.settle.json" ]] || rm -f "$base.settle.json"
     ((rc)) || return 0
   elif taskset -c "$pin" "$(lab_tool_path settle)" --pid "$APP_PID" --url "$ready" \
-    --max "${SETTLE_MAX_S}s" --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
+    --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
     return 0
   fi
-  ramp_restart "$1" "$2" "$base" "the app did not settle within ${SETTLE_MAX_S} s of the step before"
+  ramp_restart "$1" "$2" "$base" "the app did not settle after the step before (within bench/settle's limit)"
 }
 
 # ramp_restart RUN ROW BASE WHY: a fresh app before the next step (plan

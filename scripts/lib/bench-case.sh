@@ -334,7 +334,7 @@ job_pace() {
     note "bench: ${2#"$RUN_DIR"/}: the job pace could not be recorded (see the line above)"
 }
 
-# canary_read OUT WHEN: the CPU-speed canary (probes/speed: a fixed amount
+# canary_read OUT WHEN: the CPU-speed canary (formats/speed: a fixed amount
 # of CPU work, best of 5 tries, about 35 ms) pinned to the app's CPUs and
 # then to the load generator's, each reading appended to OUT; on the app's
 # CPUs with the app's own CPU time meanwhile, so that an app still busy
@@ -482,16 +482,11 @@ upstream_lateness() {
     note "bench: ${1#"$RUN_DIR"/}: the upstream's own lateness could not be kept (see the line above)"
 }
 
-# hiccup_start BASE: the hiccup meter (bench/hiccup: a 1 ms sleep loop
-# that records every oversleep) pinned to the app's CPUs and one pinned to
-# the generator's, into BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl:
-# the host's own stalls, on the clock of the latency timeline. It sleeps
-# 20 ms, not jHiccup's 1 ms: at 10 ms the meter on the app's CPU used a
-# median 1.58% of it (18 meters, results/2026-12-01-local-selftest-pause),
-# taken from the app;
-# at 20 ms it is about 0.7%, and a stall of 50 ms or more (the host's, to
-# the explanations) is still seen whole.
-HICCUP_INTERVAL=20ms
+# hiccup_start BASE: the hiccup meter (bench/hiccup: a sleep loop that
+# records every oversleep, at its own interval, which it owns and says why)
+# pinned to the app's CPUs and one pinned to the generator's, into
+# BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl: the host's own
+# stalls, on the clock of the latency timeline.
 HICCUP_PIDS=()
 # a role's meter in a container on its own engine: its container's name,
 # and the background client whose stdout is the meter's log
@@ -508,12 +503,12 @@ hiccup_start() {
       # window waits until it runs
       HICCUP_CONTAINER[$role]="stacklab-$BENCH_ID-hiccup-$role-$RANDOM"
       in_background role_run "$role" "$cpus" "${HICCUP_CONTAINER[$role]}" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
-        --cpus "$cpus" --interval "$HICCUP_INTERVAL" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
+        --cpus "$cpus" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
       HICCUP_CLIENT[$role]=$BG_PID
       wait_running "$(role_engine "$role")" "${HICCUP_CONTAINER[$role]}" "$BG_PID"
       continue
     fi
-    in_background taskset -c "$cpus" "$(lab_tool_path hiccup)" --out "$1.hiccup-$role.jsonl" --label "$role" --cpus "$cpus" --interval "$HICCUP_INTERVAL" >/dev/null 2>>"$WORK/hiccup.log"
+    in_background taskset -c "$cpus" "$(lab_tool_path hiccup)" --out "$1.hiccup-$role.jsonl" --label "$role" --cpus "$cpus" >/dev/null 2>>"$WORK/hiccup.log"
     HICCUP_PIDS+=("$BG_PID")
   done
 }

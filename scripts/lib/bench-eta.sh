@@ -22,7 +22,7 @@ eta_start() {
   local line
   line=$(lab_tool plan eta-start "$STUDY_FILE" --state "$WORK/eta.json" "$@" --connections "$CONNECTIONS" \
     --rows "${#ROWS[@]}" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" --warm-each "$WARM_EACH" \
-    --quiet-gate "$QUIET_GATE" --quiet-for "$QUIET_FOR" --quiet-timeout "$QUIET_TIMEOUT" --quiet-load "${QUIET_LOAD:-2.0}" \
+    --quiet-gate "$QUIET_GATE" --quiet-for "$QUIET_FOR" --quiet-timeout "$QUIET_TIMEOUT" --quiet-load "$QUIET_LOAD" \
     --sampler "$SAMPLER" --sampler-check "$SAMPLER_CHECK") || die "bench: plan eta-start failed (above)"
   ETA_T0_MS=$(eta_now)
   ETA_FIRST_S=$(eta first)

@@ -231,7 +231,7 @@ bench_prepare() {
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
-    --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (probes/speed)" "${rows[@]}" \
+    --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (formats/speed)" "${rows[@]}" \
     --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} ${pg[@]+"${pg[@]}"} \
     "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}" ${engines[@]+"${engines[@]}"}
@@ -397,7 +397,7 @@ bench_run() {
 }
 
 # verify_collect: each row's verify verdict and the parity of the rows'
-# snapshots, run by run, into the run's raw/verify.json (bench/verdict),
+# snapshots, run by run, into the run's raw/verify.json (formats/verdict),
 # before the checksums are taken; its last line is the summary's header line.
 # Nothing when no row was verified (a study of other contracts).
 verify_collect() {
@@ -441,7 +441,7 @@ bench_finish() {
 # the row lines of a run that began on a busy host say so.
 quiet_wait() {
   ((QUIET_GATE)) || return 0
-  local threshold=${QUIET_LOAD:-2.0} out=()
+  local threshold=$QUIET_LOAD out=()
   [[ -n "${QUIET_GATE_FILE:-}" ]] && out=(--out "$QUIET_GATE_FILE" --at "${1:-before the run}")
   # In the background, so a SIGTERM to the bench is handled at once rather
   # than after a wait that may last minutes.
@@ -463,7 +463,7 @@ quiet_watch_start() {
   # LAB_QUIET_SHARE overrides the profile's share (the tests lower it).
   local gate=()
   [[ -n "${QUIET_GATE_FILE:-}" ]] && gate=(--gate "$QUIET_GATE_FILE")
-  in_background "$(lab_tool_path quiet)" watch --share "${LAB_QUIET_SHARE:-${QUIET_CPU_SHARE:-0.5}}" --out "$1" ${gate[@]+"${gate[@]}"} --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
+  in_background "$(lab_tool_path quiet)" watch --share "${LAB_QUIET_SHARE:-$QUIET_CPU_SHARE}" --out "$1" ${gate[@]+"${gate[@]}"} --exclude-sid "$(ps -o sid= $$ | tr -d ' ')"
   QUIET_PID=$BG_PID
 }
 

@@ -43,7 +43,6 @@ size_prepare() {
   mkdir -p "$WORK"
   scc_check
   : "${BUILD_CPUS:=$(cat /sys/devices/system/cpu/online)}"
-  cpu_list_expand "$BUILD_CPUS" >/dev/null || die "host profile $HOST_PROFILE_FILE: BUILD_CPUS=$BUILD_CPUS is not a CPU list like 0-3,6"
   if ((SIZE_BUILD)); then
     command -v docker >/dev/null || die "bench: docker is needed to build the images (or set build = false in the study's [size])"
     "$LAB_ROOT/scripts/images" base

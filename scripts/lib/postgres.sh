@@ -7,18 +7,9 @@
 
 PG_PORT=${LAB_PG_PORT:-5432}
 
-# pg_role_check: the host profile's DB role, refused when unset or not a CPU list of this host
-pg_role_check() {
-  local key cpu online cpus
-  for key in DB_CPUS DB_MEMORY; do
-    [[ -n "${!key:-}" ]] || die "host profile $HOST_PROFILE_FILE: $key is not set (a row on Postgres runs the server role there; hosts/README.md)"
-  done
-  online=$(cpu_list_expand "$(cat /sys/devices/system/cpu/online)")
-  cpus=$(cpu_list_expand "$DB_CPUS") || die "host profile $HOST_PROFILE_FILE: DB_CPUS=$DB_CPUS is not a CPU list like 0-3,6"
-  for cpu in $cpus; do
-    [[ " $online " == *" $cpu "* ]] || die "host profile $HOST_PROFILE_FILE: DB_CPUS=$DB_CPUS names CPU $cpu, but this host has CPUs $(cat /sys/devices/system/cpu/online)"
-  done
-}
+# pg_role_check: the host profile's DB role, refused in one line (exit 2)
+# when unset or not a CPU list of this host (bench/host check-db)
+pg_role_check() { lab_tool host check-db "$HOST_PROFILE_FILE" || exit 2; }
 
 # pg_admin_url, pg_app_url: the superuser's maintenance database (the
 # seeder's) and the app's database as its login role (the stacks')

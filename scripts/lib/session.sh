@@ -33,16 +33,9 @@ ready_path() {
 }
 
 # contract STACK: app (docs/app.md, checked by bench/verify) or none (an image
-# of the user's own: only the study's per-case checks apply)
-contract() {
-  local c
-  c=$(stack_env_get "$1" CONTRACT)
-  if [[ -z "$c" ]]; then
-    c=app
-    [[ -n "$(stack_env_get "$1" IMAGE)" ]] && c=none
-  fi
-  echo "$c"
-}
+# of the user's own: only the study's per-case checks apply), as stackenv
+# decides it
+contract() { stack_tool contract "$1" || exit 1; }
 
 # app_start ROW DATA_DIR CONTAINER PORT UPSTREAM_URL [DOCKER_ARGS...]: the
 # row's stack with its variant's environment (ROW_ENV, "K=V" lines) on a
@@ -73,7 +66,7 @@ app_ready() {
 
 # verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's docs/app.md
 # checks against the running app, its report to OUT, its verdict as a row
-# record (bench/verdict) to verify.verdict.json beside OUT, and each route's answer
+# record (formats/verdict) to verify.verdict.json beside OUT, and each route's answer
 # as captured on the wire to answers.json beside OUT. /bench/pragmas is
 # sampled under writers at the host profile's connections, the write case's.
 verify_app() {

@@ -179,29 +179,14 @@ fresh_database() {
 }
 
 # stack_own_env NAME PORT UPSTREAM_URL: OWN_ENV, the -e flags of the
-# environment NAME's stack.env gives its container (ENV: space-separated
-# NAME=VALUE words, single-quoted there), with ${PORT}, ${LAB_CPUS},
-# ${DATA}, ${DATABASE_PATH} and ${UPSTREAM_URL} the lab's: for an app that
-# reads other variables than the lab's (BIND_ADDR=127.0.0.1:${PORT}).
+# environment NAME's stack.env's ENV gives its container, the lab's values
+# put in (stackenv decides them, and refuses what it cannot in one line)
 stack_own_env() {
-  local name=$1 port=$2 upstream=$3 words w k v env
+  local out kv lines
   OWN_ENV=()
-  words=$(stack_env_get "$name" ENV)
-  env="$(stack_dir "$name")/stack.env"
-  for w in $words; do
-    k=${w%%=*} v=${w#*=}
-    [[ "$w" == *=* && "$k" =~ ^[A-Z_][A-Z0-9_]*$ ]] || { note "$env: ENV word '$w' is not NAME=VALUE"; return 1; }
-    case $k in PORT | DATABASE_PATH | UPSTREAM_URL | LAB_CPUS)
-      note "$env: ENV sets $k, which the lab sets for every stack (use \${$k} in another variable)"; return 1 ;;
-    esac
-    v=${v//'${PORT}'/$port}
-    v=${v//'${LAB_CPUS}'/$APP_CPU_COUNT}
-    v=${v//'${DATA}'//data}
-    v=${v//'${DATABASE_PATH}'//data/app.db}
-    v=${v//'${UPSTREAM_URL}'/$upstream}
-    [[ "$v" != *'${'* ]] || { note "$env: ENV $k: only \${PORT}, \${LAB_CPUS}, \${DATA}, \${DATABASE_PATH} and \${UPSTREAM_URL} are put in (got '$w')"; return 1; }
-    OWN_ENV+=(-e "$k=$v")
-  done
+  out=$(stack_tool own-env "$1" "$2" "$3" "$APP_CPU_COUNT") || return 1
+  mapfile -t lines <<<"$out"
+  for kv in "${lines[@]}"; do [[ -z "$kv" ]] || OWN_ENV+=(-e "$kv"); done
 }
 
 # image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by

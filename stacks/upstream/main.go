@@ -7,7 +7,7 @@
 // {"ok":true} at once, for the load generator's headroom; with MODE=echo
 // it sends back every byte it gets (echo.go), for the raw network path.
 //
-// It keeps a record of its own lateness (bench/uplog): how much longer
+// It keeps a record of its own lateness (formats/uplog): how much longer
 // than asked each delay took inside it, in 100 ms buckets, answered by
 // GET /lateness?from_ms=A&to_ms=B, so that a slow request through it can
 // be told apart from a slow upstream.
@@ -27,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"stacklab/bench/uplog"
+	"stacklab/formats/uplog"
 )
 
 const (

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"stacklab/bench/uplog"
+	"stacklab/formats/uplog"
 )
 
 // recorder stands in for time.Sleep so the tests check the delay asked for
@@ -99,7 +99,7 @@ func TestOtherPathsAndMethods(t *testing.T) {
 }
 
 // Every delay's answer is counted with how late it was, and /lateness
-// answers the span asked for in the format bench/uplog reads: here one
+// answers the span asked for in the format formats/uplog reads: here one
 // delay that overslept by 60 ms (a sleep that stands for a CPU the
 // upstream waited for) and one on time.
 func TestLatenessCountsEachDelay(t *testing.T) {

@@ -11,7 +11,7 @@
 #
 # and the engine's stamp of the line (docker logs --timestamps) times it:
 # the lab reads a line as a stop of that length ending at the stamp
-# (analysis/pauses). The thread needs the GVL to look, so a line can come
+# (formats/pauses). The thread needs the GVL to look, so a line can come
 # later than its collections by a poll and by another thread's hold on
 # the GVL. Off (no thread) without LAB_GC_LOG=1.
 module GCLog

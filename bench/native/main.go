@@ -1,0 +1,473 @@
+// Command native runs a stack as a host process in a cgroup the lab makes
+// with github.com/containerd/cgroups/v3, on cgroup v1 (every mounted
+// hierarchy) and v2 alike: the same CPUs (and CPU quota), memory limit and
+// pid limit as the stack's container, as an unprivileged user. It is the
+// native runner's one contact with the kernel's cgroups; the bench starts
+// and stops a native row through it, and a dead bench's groups are found
+// with `native list`.
+//
+//	native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N]
+//	             [--uid N --gid N] [--dir DIR] [--log FILE] -- CMD ARGS...
+//	    make the cgroup /stacklab/NAME with those limits, start CMD in it
+//	    (in the group before CMD runs: a child of this program joins it,
+//	    drops to --uid/--gid, then execs CMD), and print one JSON line:
+//	    pid, cgroup, mode (v1, v2), library, limits. CMD keeps running.
+//	native stop --name NAME [--grace 5s]
+//	    SIGTERM every process in the group, SIGKILL what is left after
+//	    --grace, then remove the group (a v1 group cannot go while a
+//	    process is in it: retried for a while)
+//	native list
+//	    the lab's groups on this host, one NAME a line
+//
+// A group that cannot be made (not root, a controller missing, no cgroup
+// file system) is one line naming what is missing, exit 2.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/containerd/cgroups/v3"
+	"github.com/containerd/cgroups/v3/cgroup1"
+	"github.com/containerd/cgroups/v3/cgroup2"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"stacklab/formats/cpulist"
+)
+
+// parent is where the lab's groups live, in every hierarchy.
+const parent = "/stacklab"
+
+// unifiedRoot is where a v2 host mounts its one hierarchy.
+const unifiedRoot = "/sys/fs/cgroup"
+
+var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const usage = "usage: native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N] [--uid N --gid N] [--dir DIR] [--log FILE] -- CMD ARGS... | native stop --name NAME [--grace 5s] | native list (see bench/native/main.go)"
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "start":
+		return start(args[1:], stdout, stderr)
+	case "stop":
+		return stop(args[1:], stderr)
+	case "list":
+		for _, n := range list() {
+			fmt.Fprintln(stdout, n)
+		}
+		return 0
+	case "enter":
+		return enter(args[1:], stderr)
+	}
+	fmt.Fprintf(stderr, "native: unknown subcommand %q (%s)\n", args[0], usage)
+	return 2
+}
+
+// Limits are what the group holds the process to: its container's.
+type Limits struct {
+	CPUs   string  `json:"cpus"`
+	Memory int64   `json:"memory_bytes"`
+	Quota  float64 `json:"quota_cpus,omitempty"` // 0: no CFS quota (cpuset mode)
+	Pids   int64   `json:"pids"`
+}
+
+// Started is what `native start` prints.
+type Started struct {
+	PID     int    `json:"pid"`
+	Cgroup  string `json:"cgroup"`
+	Mode    string `json:"mode"`
+	Library string `json:"library"`
+	Limits  Limits `json:"limits"`
+}
+
+// options are start's flags, checked by check.
+type options struct {
+	name, cpus, memory, dir, log string
+	quota                        float64
+	pids                         int64
+	uid, gid                     int
+	cmd                          []string
+}
+
+// check says what is wrong with o in one line (flag and what), or "".
+func (o options) check() string {
+	switch {
+	case !nameRe.MatchString(o.name):
+		return fmt.Sprintf("--name %q: want lower-case letters, digits, '.', '_' or '-' (at most 63)", o.name)
+	case o.cpus == "":
+		return "--cpus is required (the app's CPU list, as its container's --cpuset-cpus)"
+	case o.memory == "":
+		return "--memory is required (the app's limit, as its container's --memory)"
+	case o.pids < 1:
+		return fmt.Sprintf("--pids %d: want 1 or more", o.pids)
+	case o.quota < 0:
+		return fmt.Sprintf("--quota %v: want 0 (none) or a number of CPUs", o.quota)
+	case o.uid < 0 || o.gid < 0:
+		return "--uid and --gid: want ids of 0 or more"
+	case len(o.cmd) == 0:
+		return "no command after --"
+	}
+	cpus, err := cpulist.Parse(o.cpus)
+	if err != nil {
+		return fmt.Sprintf("--cpus %q: %v", o.cpus, err)
+	}
+	if o.quota > float64(len(cpus)) {
+		return fmt.Sprintf("--quota %v: more than the %d CPUs of --cpus %s", o.quota, len(cpus), o.cpus)
+	}
+	if _, err := parseSize(o.memory); err != nil {
+		return fmt.Sprintf("--memory %q: %v", o.memory, err)
+	}
+	return ""
+}
+
+// parseSize reads a memory size as docker's --memory takes it: bytes, or
+// a number with b, k, m or g (powers of 1024).
+func parseSize(s string) (int64, error) {
+	m := regexp.MustCompile(`^([0-9]+)([bkmgBKMG]?)$`).FindStringSubmatch(s)
+	if m == nil {
+		return 0, errors.New("want a size such as 4g, 512m or 1048576")
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil || n < 1 {
+		return 0, errors.New("want a size above 0")
+	}
+	shift := map[string]uint{"": 0, "b": 0, "k": 10, "m": 20, "g": 30}[strings.ToLower(m[2])]
+	if n > (1<<62)>>shift {
+		return 0, errors.New("too large")
+	}
+	return n << shift, nil
+}
+
+func start(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("native start", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var o options
+	fl.StringVar(&o.name, "name", "", "the group's name under /stacklab")
+	fl.StringVar(&o.cpus, "cpus", "", "the CPU list")
+	fl.StringVar(&o.memory, "memory", "", "the memory limit")
+	fl.Float64Var(&o.quota, "quota", 0, "a CFS quota in CPUs (0: none)")
+	fl.Int64Var(&o.pids, "pids", 4096, "the pid limit")
+	fl.IntVar(&o.uid, "uid", 10001, "the user id the command runs as")
+	fl.IntVar(&o.gid, "gid", 10001, "the group id the command runs as")
+	fl.StringVar(&o.dir, "dir", "", "the command's working folder")
+	fl.StringVar(&o.log, "log", "", "the command's stdout and stderr (default: this program's)")
+	if err := fl.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "native start: %v (%s)\n", err, usage)
+		return 2
+	}
+	o.cmd = fl.Args()
+	if p := o.check(); p != "" {
+		fmt.Fprintln(stderr, "native start: "+p)
+		return 2
+	}
+	mem, _ := parseSize(o.memory)
+	l := Limits{CPUs: o.cpus, Memory: mem, Quota: o.quota, Pids: o.pids}
+	g, err := create(o.name, l)
+	if err != nil {
+		fmt.Fprintf(stderr, "native start: cgroup %s/%s: %v\n", parent, o.name, err)
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		g.remove()
+		fmt.Fprintf(stderr, "native start: %v\n", err)
+		return 1
+	}
+	cmd := exec.Command(self, append([]string{"enter", "--mode", g.mode(), "--name", o.name,
+		"--uid", strconv.Itoa(o.uid), "--gid", strconv.Itoa(o.gid), "--"}, o.cmd...)...)
+	cmd.Dir = o.dir
+	cmd.Env = os.Environ()
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if o.log != "" {
+		f, err := os.OpenFile(o.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			g.remove()
+			fmt.Fprintf(stderr, "native start: --log: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		cmd.Stdout, cmd.Stderr = f, f
+	}
+	// its own process group, so a Ctrl-C at the bench's terminal reaches
+	// the bench, which stops the app through `native stop`
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		g.remove()
+		fmt.Fprintf(stderr, "native start: %s: %v\n", o.cmd[0], err)
+		return 1
+	}
+	b, _ := json.Marshal(Started{PID: cmd.Process.Pid, Cgroup: parent + "/" + o.name, Mode: g.mode(), Library: library(), Limits: l})
+	fmt.Fprintln(stdout, string(b))
+	cmd.Process.Release()
+	return 0
+}
+
+// enter runs in the child: it joins the group, drops to the user, and
+// becomes the command.
+func enter(args []string, stderr io.Writer) int {
+	fl := flag.NewFlagSet("native enter", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	mode := fl.String("mode", "", "v1 or v2")
+	name := fl.String("name", "", "the group")
+	uid := fl.Int("uid", -1, "")
+	gid := fl.Int("gid", -1, "")
+	if err := fl.Parse(args); err != nil || fl.NArg() == 0 || *uid < 0 || *gid < 0 {
+		fmt.Fprintln(stderr, "native enter: internal: bad arguments")
+		return 2
+	}
+	g, err := load(*mode, *name)
+	if err == nil {
+		err = g.add(os.Getpid())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "native enter: joining %s/%s: %v\n", parent, *name, err)
+		return 1
+	}
+	if err := syscall.Setgroups([]int{*gid}); err != nil {
+		fmt.Fprintf(stderr, "native enter: setgroups: %v\n", err)
+		return 1
+	}
+	if err := syscall.Setgid(*gid); err != nil {
+		fmt.Fprintf(stderr, "native enter: setgid %d: %v\n", *gid, err)
+		return 1
+	}
+	if err := syscall.Setuid(*uid); err != nil {
+		fmt.Fprintf(stderr, "native enter: setuid %d: %v\n", *uid, err)
+		return 1
+	}
+	path, err := exec.LookPath(fl.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "native enter: %v\n", err)
+		return 1
+	}
+	err = syscall.Exec(path, fl.Args(), os.Environ())
+	fmt.Fprintf(stderr, "native enter: exec %s: %v\n", path, err)
+	return 1
+}
+
+func stop(args []string, stderr io.Writer) int {
+	fl := flag.NewFlagSet("native stop", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	name := fl.String("name", "", "the group")
+	grace := fl.Duration("grace", 5*time.Second, "how long SIGTERM has before SIGKILL")
+	if err := fl.Parse(args); err != nil || !nameRe.MatchString(*name) || *grace < 0 {
+		fmt.Fprintf(stderr, "native stop: --name NAME [--grace 5s] (%s)\n", usage)
+		return 2
+	}
+	g, err := load(modeName(), *name)
+	if err != nil {
+		fmt.Fprintf(stderr, "native stop: %s/%s: %v\n", parent, *name, err)
+		return 1
+	}
+	signalAll(g, syscall.SIGTERM)
+	for end := time.Now().Add(*grace); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if pids, _ := g.procs(); len(pids) == 0 {
+			break
+		}
+	}
+	signalAll(g, syscall.SIGKILL)
+	var rerr error
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if rerr = g.remove(); rerr == nil || time.Now().After(end) {
+			break
+		}
+	}
+	if rerr != nil {
+		fmt.Fprintf(stderr, "native stop: removing %s/%s: %v\n", parent, *name, rerr)
+		return 1
+	}
+	removeParent()
+	return 0
+}
+
+// removeParent removes /stacklab itself once it holds no group of the
+// lab's (in every hierarchy); while another bench's group is there, the
+// kernel refuses and it stays.
+func removeParent() {
+	if len(list()) > 0 {
+		return
+	}
+	if modeName() == "v2" {
+		os.Remove(filepath.Join(unifiedRoot, parent))
+		return
+	}
+	if cg, err := cgroup1.Load(cgroup1.StaticPath(parent)); err == nil {
+		cg.Delete()
+	}
+}
+
+func signalAll(g group, sig syscall.Signal) {
+	pids, _ := g.procs()
+	for _, p := range pids {
+		syscall.Kill(p, sig)
+	}
+}
+
+// list is the lab's groups on this host (names under /stacklab in the cpu
+// hierarchy on v1, the one hierarchy on v2).
+func list() []string {
+	dir := filepath.Join(unifiedRoot, parent)
+	if modeName() == "v1" {
+		dir = filepath.Join(unifiedRoot, "cpu", parent)
+	}
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && nameRe.MatchString(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// library is the cgroup library and its version, as this binary was built.
+func library() string {
+	const mod = "github.com/containerd/cgroups/v3"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == mod {
+				return mod + " " + d.Version
+			}
+		}
+	}
+	return mod
+}
+
+// modeName is this host's cgroup mode: "v2" on a unified host, else "v1"
+// (a hybrid host's controllers are v1's).
+func modeName() string {
+	if cgroups.Mode() == cgroups.Unified {
+		return "v2"
+	}
+	return "v1"
+}
+
+// group is one of the lab's cgroups, v1 or v2.
+type group interface {
+	mode() string
+	add(pid int) error
+	procs() ([]int, error)
+	remove() error
+}
+
+func create(name string, l Limits) (group, error) {
+	path := parent + "/" + name
+	period := uint64(100000)
+	if modeName() == "v2" {
+		res := &cgroup2.Resources{
+			CPU:    &cgroup2.CPU{Cpus: l.CPUs},
+			Memory: &cgroup2.Memory{Max: &l.Memory},
+			Pids:   &cgroup2.Pids{Max: l.Pids},
+		}
+		if l.Quota > 0 {
+			q := int64(l.Quota * float64(period))
+			res.CPU.Max = cgroup2.NewCPUMax(&q, &period)
+		}
+		m, err := cgroup2.NewManager(unifiedRoot, path, res)
+		if err != nil {
+			return nil, err
+		}
+		return v2{m}, nil
+	}
+	res := &specs.LinuxResources{
+		CPU:    &specs.LinuxCPU{Cpus: l.CPUs},
+		Memory: &specs.LinuxMemory{Limit: &l.Memory},
+		Pids:   &specs.LinuxPids{Limit: &l.Pids},
+	}
+	if l.Quota > 0 {
+		q := int64(l.Quota * float64(period))
+		res.CPU.Quota, res.CPU.Period = &q, &period
+	}
+	// every controller the lab limits must be there: a group without one
+	// would run the app unconfined in it
+	need := map[cgroup1.Name]bool{cgroup1.Cpuset: true, cgroup1.Cpu: true, cgroup1.Memory: true, cgroup1.Pids: true}
+	check := func(c *cgroup1.InitConfig) error {
+		c.InitCheck = func(s cgroup1.Subsystem, _ cgroup1.Path, _ error) error {
+			if need[s.Name()] {
+				return fmt.Errorf("the %s controller is not active on this host", s.Name())
+			}
+			return cgroup1.ErrIgnoreSubsystem
+		}
+		return nil
+	}
+	cg, err := cgroup1.New(cgroup1.StaticPath(path), res, check)
+	if err != nil {
+		return nil, err
+	}
+	have := map[cgroup1.Name]bool{}
+	for _, s := range cg.Subsystems() {
+		have[s.Name()] = true
+	}
+	for n := range need {
+		if !have[n] {
+			cg.Delete()
+			return nil, fmt.Errorf("the %s controller is not mounted on this host", n)
+		}
+	}
+	return v1{cg}, nil
+}
+
+func load(mode, name string) (group, error) {
+	path := parent + "/" + name
+	if mode == "v2" {
+		m, err := cgroup2.Load(path, cgroup2.WithMountpoint(unifiedRoot))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(unifiedRoot, path)); err != nil {
+			return nil, errors.New("no such group")
+		}
+		return v2{m}, nil
+	}
+	cg, err := cgroup1.Load(cgroup1.StaticPath(path))
+	if err != nil {
+		return nil, err
+	}
+	return v1{cg}, nil
+}
+
+type v1 struct{ cg cgroup1.Cgroup }
+
+func (g v1) mode() string      { return "v1" }
+func (g v1) add(pid int) error { return g.cg.AddProc(uint64(pid)) }
+func (g v1) remove() error     { return g.cg.Delete() }
+func (g v1) procs() ([]int, error) {
+	ps, err := g.cg.Processes(cgroup1.Cpu, true)
+	var out []int
+	for _, p := range ps {
+		out = append(out, p.Pid)
+	}
+	return out, err
+}
+
+type v2 struct{ m *cgroup2.Manager }
+
+func (g v2) mode() string      { return "v2" }
+func (g v2) add(pid int) error { return g.m.AddProc(uint64(pid)) }
+func (g v2) remove() error     { return g.m.Delete() }
+func (g v2) procs() ([]int, error) {
+	ps, err := g.m.Procs(true)
+	var out []int
+	for _, p := range ps {
+		out = append(out, int(p))
+	}
+	return out, err
+}
