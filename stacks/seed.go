@@ -20,13 +20,8 @@ var Schema string
 //go:embed schema.postgres.sql
 var SchemaPostgres string
 
-// SeedItems and SeedEvents are the row counts of a fresh database.
-const (
-	SeedItems  = 1000
-	SeedEvents = 1000
-	// seedEpochMs is the created_at of the first seeded row (2025-01-01 UTC).
-	seedEpochMs = 1735689600000
-)
+// seedEpochMs is the created_at of the first seeded row (2025-01-01 UTC).
+const seedEpochMs = 1735689600000
 
 type Item struct {
 	ID        int64
@@ -60,11 +55,12 @@ func (r *rng) next(n int) int {
 	return int((uint64(*r) >> 33) % uint64(n))
 }
 
-// Items returns the seeded items, ids 1..SeedItems, created a second apart.
-func Items() []Item {
+// Items returns n seeded items, ids 1..n, created a second apart; the
+// first n of a larger seed are the same rows.
+func Items(n int) []Item {
 	r := rng(42)
-	items := make([]Item, 0, SeedItems)
-	for i := 1; i <= SeedItems; i++ {
+	items := make([]Item, 0, n)
+	for i := 1; i <= n; i++ {
 		title := adjectives[r.next(len(adjectives))] + " " + nouns[r.next(len(nouns))]
 		if x := extras[r.next(len(extras))]; x != "" {
 			title += " " + x
@@ -79,10 +75,10 @@ func Items() []Item {
 	return items
 }
 
-// Events returns the seeded bench_events, each with a 200-byte ASCII payload.
-func Events() []Event {
-	events := make([]Event, 0, SeedEvents)
-	for i := 1; i <= SeedEvents; i++ {
+// Events returns n seeded bench_events, each with a 200-byte ASCII payload.
+func Events(n int) []Event {
+	events := make([]Event, 0, n)
+	for i := 1; i <= n; i++ {
 		p := fmt.Sprintf("seed-event-%04d-", i)
 		p += strings.Repeat("x", 200-len(p))
 		events = append(events, Event{ID: int64(i), Payload: p, CreatedAt: seedEpochMs + int64(i)*1000})
@@ -104,15 +100,23 @@ func SeedSQLite(tx *sql.Tx, size Size) error {
 	if _, err := tx.Exec(Schema); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
-	for _, it := range Items() {
-		if _, err := tx.Exec(`INSERT INTO items(id, title, body, created_at) VALUES (?, ?, ?, ?)`,
-			it.ID, it.Title, it.Body, it.CreatedAt); err != nil {
+	insItem, err := tx.Prepare(`INSERT INTO items(id, title, body, created_at) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insItem.Close()
+	for _, it := range Items(size.Items) {
+		if _, err := insItem.Exec(it.ID, it.Title, it.Body, it.CreatedAt); err != nil {
 			return err
 		}
 	}
-	for _, ev := range Events() {
-		if _, err := tx.Exec(`INSERT INTO bench_events(id, payload, created_at) VALUES (?, ?, ?)`,
-			ev.ID, ev.Payload, ev.CreatedAt); err != nil {
+	insEvent, err := tx.Prepare(`INSERT INTO bench_events(id, payload, created_at) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insEvent.Close()
+	for _, ev := range Events(size.Events) {
+		if _, err := insEvent.Exec(ev.ID, ev.Payload, ev.CreatedAt); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"stacklab/formats/seedsize"
 )
 
 // The password hash every stack verifies (docs/app.md, "Users and orders"):
@@ -18,35 +20,12 @@ const (
 	HashCost   = 10
 )
 
-// Size is how many users and orders a seed holds.
-type Size struct {
-	Users         int
-	OrdersPerUser int
-}
+// Size is how many rows a seed holds (package seedsize owns it and its
+// limits: a study names a size without importing the seeder).
+type Size = seedsize.Size
 
 // DefaultSize is the seed's size when none is asked for.
-var DefaultSize = Size{Users: 100, OrdersPerUser: 50}
-
-// The largest seed the lab takes: ids stay far inside 32-bit integers for
-// stacks that map them so, and the file inside a disk.
-const (
-	MaxUsers  = 1_000_000
-	MaxOrders = 100_000_000
-)
-
-// Check says what is wrong with a size, in the words of the flag that set it.
-func (s Size) Check() error {
-	switch {
-	case s.Users < 1 || s.Users > MaxUsers:
-		return fmt.Errorf("users: want a whole number from 1 to %d (got %d)", MaxUsers, s.Users)
-	case s.OrdersPerUser < 1:
-		return fmt.Errorf("orders per user: want a whole number of at least 1 (got %d)", s.OrdersPerUser)
-	case int64(s.Users)*int64(s.OrdersPerUser) > MaxOrders:
-		return fmt.Errorf("orders: %d users × %d orders is %d, more than the %d the lab takes",
-			s.Users, s.OrdersPerUser, int64(s.Users)*int64(s.OrdersPerUser), MaxOrders)
-	}
-	return nil
-}
+var DefaultSize = seedsize.Default
 
 type User struct {
 	ID           int64

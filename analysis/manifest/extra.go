@@ -2,9 +2,10 @@ package manifest
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"stacklab/formats/cpulist"
 )
 
 // The keys of parameters.extra, one table: what each means and the kind
@@ -37,12 +38,12 @@ var ExtraKeys = []ExtraKey{
 	{Name: "postgres_cpus", Kind: "cpus", Means: "the Postgres role's CPUs"},
 	{Name: "postgres_memory", Kind: "text", Means: "the Postgres role's memory limit, as Docker took it"},
 	{Name: "postgres_rows", Kind: "text", Means: "the rows that ran on Postgres, comma-separated"},
+	{Name: "seed", Kind: "text", Means: "the seed's size every session started from, as the seed command's flags (a study's [seed], else the default)"},
+	{Name: "seed_checksum", Kind: "text", Means: "the checksum of the seed's rows (seed checksum), which every fresh database was checked against before its app started"},
 	{Name: "io_connections", Kind: "text", Means: "the io study's connections, before studies were files", Retired: true},
 	{Name: "upstream_delay_ms", Kind: "text", Means: "the mock upstream's delay, before studies were files", Retired: true},
 	{Name: "write_rate_cap", Kind: "text", Means: "the companion writers' rate, before studies were files", Retired: true},
 }
-
-var cpusRe = regexp.MustCompile(`^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$`)
 
 // CheckExtra says what is wrong with writing key=value into
 // parameters.extra, nil when nothing is.
@@ -73,7 +74,8 @@ func CheckExtra(key, value string) error {
 	case "01":
 		ok = value == "0" || value == "1"
 	case "cpus":
-		ok = cpusRe.MatchString(value)
+		_, err := cpulist.Parse(value)
+		ok = err == nil
 	case "number", "seconds":
 		f, err := strconv.ParseFloat(value, 64)
 		ok = err == nil && f > 0

@@ -24,6 +24,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"stacklab/analysis/stackenv"
+	"stacklab/formats/seedsize"
 )
 
 // Error is a fault in a study file, worded for one line: the file, where,
@@ -79,6 +80,9 @@ type Study struct {
 	Size *Size
 	// Flows are simulated users' flows (flow.go), in the file's order.
 	Flows []*Flow
+	// Seed is the size of the seed every session starts from: the study's
+	// [seed], else seedsize.Default.
+	Seed seedsize.Size
 }
 
 // SelfTest is a study that measures the lab itself: A and Twin are the
@@ -390,6 +394,16 @@ type fileShape struct {
 	Guard        *guardShape    `toml:"guard"`
 	Size         *sizeShape     `toml:"size"`
 	Flows        []flowShape    `toml:"flow"`
+	Seed         *seedShape     `toml:"seed"`
+}
+
+// seedShape is a study's [seed]: any of the seed's counts (docs/app.md,
+// "Schema and seed"); the others keep their default.
+type seedShape struct {
+	Items         *int `toml:"items"`
+	Events        *int `toml:"events"`
+	Users         *int `toml:"users"`
+	OrdersPerUser *int `toml:"orders_per_user"`
 }
 
 type selftestShape struct {
@@ -497,6 +511,20 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 		Description: f.Description, Stacks: f.Stacks,
 		Files: []File{{Name: strings.TrimSuffix(filepath.Base(path), ".toml"), Text: string(b)}},
 	}
+	s.Seed = seedsize.Default
+	if z := f.Seed; z != nil {
+		for _, c := range []struct {
+			v   *int
+			dst *int
+		}{{z.Items, &s.Seed.Items}, {z.Events, &s.Seed.Events}, {z.Users, &s.Seed.Users}, {z.OrdersPerUser, &s.Seed.OrdersPerUser}} {
+			if c.v != nil {
+				*c.dst = *c.v
+			}
+		}
+		if err := s.Seed.Check(); err != nil {
+			return nil, &Error{Path: path, Key: "seed", Msg: err.Error()}
+		}
+	}
 	if f.StacksDir != "" {
 		s.StacksDir = f.StacksDir
 		if !filepath.IsAbs(s.StacksDir) {
@@ -534,8 +562,8 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 			return nil, err
 		}
 		s.Files = append(s.Files, File{Name: name, Text: string(ib)})
-		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil || inc.Guard != nil || len(inc.Flows) > 0 {
-			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]], [[flow]], [selftest] or [guard])"}
+		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil || inc.Guard != nil || len(inc.Flows) > 0 || inc.Seed != nil {
+			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]], [[flow]], [selftest], [guard] or [seed])"}
 		}
 		sec, err := section(ipath, name, inc)
 		if err != nil {

@@ -246,6 +246,7 @@ func describe(path string, args []string, out io.Writer) error {
 		}
 	}
 	fmt.Fprintf(out, "upstream %d\nheadroom %d\nchecks %d\n", upstream, b2i(Headroom(s.Windows(*conns))), checks)
+	fmt.Fprintf(out, "seed_args %s\n", strings.Join(s.Seed.Args(), " "))
 	if z := s.Size; z != nil {
 		build := 0
 		if z.Build {

@@ -66,7 +66,7 @@ func seedDB(t *testing.T) string {
 	}
 	// A small seed: three users, enough orders for /account's 20 and a
 	// PENDING one of another user's.
-	if err := stacks.SeedSQLite(tx, stacks.Size{Users: 3, OrdersPerUser: 30}); err != nil {
+	if err := stacks.SeedSQLite(tx, stacks.Size{Items: 1000, Events: 1000, Users: 3, OrdersPerUser: 30}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -53,7 +53,7 @@ var Table = []Owned{
 	{"an image's tag (the hash of its inputs)", "analysis/stackenv/tag.go",
 		regexp.MustCompile(`image_inputs_hash\s*\(\)|toolchain_version\s*\(\)|func \(l Lab\) InputsHash`), code},
 	{"the reading of a CPU list (0-3,6)", "formats/cpulist/cpulist.go",
-		regexp.MustCompile(`func (Parse\(list string\)|parseCPUList\(|ExpandCPUs\(|CountCPUs\()|^\s*cpu_list_expand\(\)|BASH_REMATCH\[1\];\s*i\s*<=\s*BASH_REMATCH\[2\]`), code},
+		regexp.MustCompile(`func (Parse\(list string\)|parseCPUList\(|ExpandCPUs\(|CountCPUs\()|^\s*cpu_list_expand\(\)|BASH_REMATCH\[1\];\s*i\s*<=\s*BASH_REMATCH\[2\]|\b(cpusRe|cpuPart)\s*=`), code},
 	{"the wait for TIME_WAIT sockets before a capacity step (more than 8,000, at most 70 s)", "bench/settle/ports.go",
 		regexp.MustCompile(`maxTimeWait\s*=|portsMaxWait\s*=|\btw\s*>\s*[0-9]|== "tw"`), code},
 	{"how long an app may take to settle after a failed capacity step (30 s)", "bench/settle/main.go",

@@ -103,6 +103,7 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`    c=app`, "contract"},
 		{`func parseCPUList(s string) ([]int, error) {`, "CPU list"},
 		{`cpu_list_expand() {`, "CPU list"},
+		{"var cpusRe = regexp.MustCompile(`^[0-9]+(-[0-9]+)?$`)", "CPU list"},
 		{`    ((tw > 8000 && waited < 70)); do`, "TIME_WAIT"},
 		{`SETTLE_MAX_S=30`, "settle"},
 		{`var reserved = map[string]bool{"PORT": true}`, "reserved"},

@@ -98,8 +98,8 @@ func parseRows(s string) ([]int, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a row count", f)
 		}
-		if n < stacks.SeedEvents || (len(out) > 0 && n <= out[len(out)-1]) {
-			return nil, fmt.Errorf("%d: want ascending sizes from the seed's %d", n, stacks.SeedEvents)
+		if n < stacks.DefaultSize.Events || (len(out) > 0 && n <= out[len(out)-1]) {
+			return nil, fmt.Errorf("%d: want ascending sizes from the seed's %d", n, stacks.DefaultSize.Events)
 		}
 		out = append(out, n)
 	}
@@ -116,7 +116,7 @@ func measure(path string, sizes []int, reads int) ([]Size, error) {
 	if err := seedRows(db); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	have := stacks.SeedEvents
+	have := stacks.DefaultSize.Events
 	payload := strings.Repeat("x", 200)
 	var out []Size
 	for _, n := range sizes {

@@ -196,9 +196,9 @@ ramp_trim() {
     # beside an app on its own engine (on the sampler's CPUs there), on
     # its volume, as its uid
     local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
-    out=$(app_tool "stacklab-$BENCH_ID-trim-$RANDOM" -- seed trim /data/app.db 2>&1) || rc=$?
+    out=$(app_tool "stacklab-$BENCH_ID-trim-$RANDOM" -- seed trim ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} /data/app.db 2>&1) || rc=$?
   else
-    out=$("${pin[@]}" "$(lab_tool_path seed)" trim "$(row_db_target "$1" "$DB_DIR")" 2>&1) || rc=$?
+    out=$("${pin[@]}" "$(lab_tool_path seed)" trim ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$(row_db_target "$1" "$DB_DIR")" 2>&1) || rc=$?
   fi
   if ((rc == 0)); then
     echo "$3: $out" >>"$2.trim"

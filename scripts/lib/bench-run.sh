@@ -227,6 +227,7 @@ bench_prepare() {
     engines_record "$WORK/engines.json"
     engines=(--engines "$WORK/engines.json")
   fi
+  seed_record
   note "bench: study $STUDY, profile $PROFILE, host profile $HOST_NAME, stacks ${ROWS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
@@ -234,6 +235,7 @@ bench_prepare() {
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (formats/speed)" "${rows[@]}" \
     --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} ${pg[@]+"${pg[@]}"} \
+    --extra "seed=${SEED_ARGS[*]}" --extra "seed_checksum=$SEED_CHECKSUM" \
     "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}" ${engines[@]+"${engines[@]}"}
   for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done

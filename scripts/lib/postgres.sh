@@ -41,8 +41,12 @@ pg_start() {
   die "the Postgres server role did not accept connections on 127.0.0.1:$PG_PORT within 30 s"
 }
 
-# pg_seed: a fresh app database on the running role (stacks/seed)
-pg_seed() { lab_tool seed --postgres "$(pg_admin_url)"; }
+# pg_seed: a fresh app database on the running role (stacks/seed) at the
+# study's size, checked against SEED_CHECKSUM when the bench set it
+pg_seed() {
+  lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} --postgres "$(pg_admin_url)" || return 1
+  [[ -z "${SEED_CHECKSUM:-}" ]] || lab_tool seed checksum --want "$SEED_CHECKSUM" "$(pg_app_url)" >/dev/null
+}
 
 # pg_settings: the settings file's lines (comments and blanks left out),
 # "; "-joined, as the manifest records them

@@ -121,7 +121,7 @@ study_file() {
 # read_plan: what the study asks for, from bench/plan: ROWS (stacks and
 # variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_SLOTS per row, WINDOWS,
 # SAMPLER_CHECK, PAIRED_CHECK, NEEDS_UPSTREAM, HEADROOM (the generator's, once a run),
-# HAS_CHECKS, and for a size study SIZE_STUDY,
+# HAS_CHECKS, SEED_ARGS (the seed's size, as the seed command's flags), and for a size study SIZE_STUDY,
 # SIZE_RUNS (the profile's build runs) and SIZE_BUILD, ROW_DB and
 # NEEDS_POSTGRES (rows on the Postgres role); a bad study exits 2 here.
 declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_SLOTS=() ROW_DB=()
@@ -133,7 +133,7 @@ read_plan() {
     echo "bench: ${out#plan describe: }" >&2
     exit 2
   fi
-  ROWS=() WINDOWS=() SAMPLER_CHECK="" PAIRED_CHECK="" NEEDS_UPSTREAM=0 HEADROOM=0 HAS_CHECKS=0 SIZE_STUDY=0 SIZE_RUNS="" SIZE_BUILD=0 NEEDS_POSTGRES=0
+  ROWS=() WINDOWS=() SEED_ARGS=() SAMPLER_CHECK="" PAIRED_CHECK="" NEEDS_UPSTREAM=0 HEADROOM=0 HAS_CHECKS=0 SIZE_STUDY=0 SIZE_RUNS="" SIZE_BUILD=0 NEEDS_POSTGRES=0
   while read -r key a b; do
     case "$key" in
       study) STUDY=$a ;;
@@ -143,6 +143,7 @@ read_plan() {
       upstream) NEEDS_UPSTREAM=$a ;;
       headroom) HEADROOM=$a ;;
       checks) HAS_CHECKS=$a ;;
+      seed_args) read -ra SEED_ARGS <<<"$a $b" ;;
       row) ROWS+=("$a") ROW_STACK[$a]=$b ;;
       env) ROW_ENV[$a]+="$b"$'\n' ;;
       build) ROW_BUILD[$a]+="$b"$'\n' ;;

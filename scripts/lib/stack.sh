@@ -156,7 +156,9 @@ stack_stop() {
   [[ "$code" != 137 ]] || echo "sigterm: expected an exit within 5 s of SIGTERM, got SIGKILL after $ms ms"
 }
 
-# fresh_database DIR [STACK]: DIR/app.db freshly seeded (DIR is created or emptied),
+# fresh_database DIR [STACK]: DIR/app.db freshly seeded at the study's size
+# (SEED_ARGS) and checked against SEED_CHECKSUM when the bench set it (DIR
+# is created or emptied),
 # or, for a STACK whose stack.env names its own DATA, a copy of that; DIR
 # and what is in it owned by the uid the app runs as (scripts/lib/confine.sh)
 fresh_database() {
@@ -173,7 +175,10 @@ fresh_database() {
     if [[ -d "$src" ]]; then cp -R "$src"/. "$dir"/; else cp "$src" "$dir"/; fi
   else
     rm -f "$dir"/app.db "$dir"/app.db-wal "$dir"/app.db-shm
-    lab_tool seed "$dir/app.db" >/dev/null
+    lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$dir/app.db" >/dev/null
+    # the study's seed, as the bench recorded it before its first window
+    [[ -z "${SEED_CHECKSUM:-}" ]] || lab_tool seed checksum --want "$SEED_CHECKSUM" "$dir/app.db" >/dev/null ||
+      die "bench: $dir/app.db is not the seed the bench recorded (see the line above)"
   fi
   confine_data_dir "$dir"
 }
@@ -187,6 +192,17 @@ stack_own_env() {
   out=$(stack_tool own-env "$1" "$2" "$3" "$APP_CPU_COUNT") || return 1
   mapfile -t lines <<<"$out"
   for kv in "${lines[@]}"; do [[ -z "$kv" ]] || OWN_ENV+=(-e "$kv"); done
+}
+
+# seed_record: SEED_CHECKSUM, the checksum of the study's seed (SEED_ARGS),
+# written once to scratch before the first window; every fresh database is
+# checked against it (fresh_database, pg_seed), and the manifest keeps both.
+seed_record() {
+  local db="$WORK/seed-record.db"
+  rm -f "$db"
+  lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$db" >/dev/null || die "bench: the study's seed (${SEED_ARGS[*]}) could not be written"
+  SEED_CHECKSUM=$(lab_tool seed checksum "$db") || die "bench: the study's seed could not be read back"
+  rm -f "$db"
 }
 
 # image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by

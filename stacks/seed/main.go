@@ -1,17 +1,22 @@
 // Command seed creates the lab app's SQLite database: stacks/schema.sql plus a
-// deterministic seed (1,000 items with awkward titles, 1,000 bench_events,
-// 100 users with bcrypt password hashes, 50 orders each and their audit).
+// deterministic seed (by default 1,000 items with awkward titles, 1,000
+// bench_events, 100 users with bcrypt password hashes, 50 orders each and
+// their audit; a study's [seed] asks for other sizes).
 // The same SQLite library and the same code give the same bytes every time,
 // so every stack starts each case from an identical file.
 //
-//	seed [--users N] [--orders-per-user M] PATH
+//	seed [--items N] [--events N] [--users N] [--orders-per-user M] PATH
 //	                       create PATH (refuses to overwrite)
 //	seed --force PATH      replace PATH
-//	seed --postgres URL    a fresh "app" database on the Postgres server at URL
+//	seed [sizes] --postgres URL
+//	                       a fresh "app" database on the Postgres server at URL
 //	                       (its superuser's; docs/postgres.md), the same rows
-//	seed checksum TARGET   the rows' checksum, of a SQLite file or a postgres:// URL
+//	seed checksum [--want SUM] TARGET
+//	                       the rows' checksum, of a SQLite file or a postgres://
+//	                       URL; with --want, exit 1 (one line) unless it is SUM
 //	seed rows TARGET TABLE TABLE's row count there (the write case's check)
-//	seed trim TARGET       delete the bench_events rows written since the seed
+//	seed trim [--events N] TARGET
+//	                       delete the bench_events rows written since the seed
 //	                       (a capacity ramp's step starts on the seeded rows)
 package main
 
@@ -38,17 +43,19 @@ func main() {
 		os.Exit(trim(os.Args[2:]))
 	}
 	force := flag.Bool("force", false, "replace PATH if it exists")
+	items := flag.Int("items", stacks.DefaultSize.Items, "items to seed")
+	events := flag.Int("events", stacks.DefaultSize.Events, "bench_events to seed")
 	users := flag.Int("users", stacks.DefaultSize.Users, "users to seed (docs/app.md, \"Users and orders\")")
 	perUser := flag.Int("orders-per-user", stacks.DefaultSize.OrdersPerUser, "orders each user has")
 	pg := flag.String("postgres", "", "seed the Postgres server at this URL (its superuser's) instead of a file")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: seed [--force] [--users N] [--orders-per-user M] PATH | seed --postgres URL | seed checksum TARGET | seed rows TARGET TABLE | seed trim TARGET\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events, users and their orders: --users, --orders-per-user);\nchecksum and rows read one, trim deletes the bench_events rows written since the seed (TARGET: a SQLite file or a postgres:// URL of the app database).")
+		fmt.Fprintln(os.Stderr, "usage: seed [--force] [--items N] [--events N] [--users N] [--orders-per-user M] PATH | seed [sizes] --postgres URL | seed checksum [--want SUM] TARGET | seed rows TARGET TABLE | seed trim [--events N] TARGET\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events, 100 users and 50 orders each unless --items, --events, --users, --orders-per-user say otherwise);\nchecksum and rows read one, trim deletes the bench_events rows written since the seed (TARGET: a SQLite file or a postgres:// URL of the app database).")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	size := stacks.Size{Users: *users, OrdersPerUser: *perUser}
+	size := stacks.Size{Items: *items, Events: *events, Users: *users, OrdersPerUser: *perUser}
 	if err := size.Check(); err != nil {
-		fmt.Fprintln(os.Stderr, "seed: --users/--orders-per-user:", err)
+		fmt.Fprintln(os.Stderr, "seed: --items/--events/--users/--orders-per-user:", err)
 		os.Exit(2)
 	}
 	if *pg != "" {
@@ -125,9 +132,15 @@ func write(path string, size stacks.Size) error {
 
 // query runs the checksum or rows subcommand; its exit status.
 func query(cmd string, args []string) int {
-	want := map[string]int{"checksum": 1, "rows": 2}[cmd]
-	if len(args) != want {
-		fmt.Fprintf(os.Stderr, "seed %s: want %d argument(s), got %d (see seed -h)\n", cmd, want, len(args))
+	// checksum --want SUM: exit 1 unless the rows are the seed whose
+	// checksum the bench recorded (the study's size, before any window)
+	want := ""
+	if cmd == "checksum" && len(args) > 1 && args[0] == "--want" {
+		want, args = args[1], args[2:]
+	}
+	nargs := map[string]int{"checksum": 1, "rows": 2}[cmd]
+	if len(args) != nargs {
+		fmt.Fprintf(os.Stderr, "seed %s: want %d argument(s), got %d (see seed -h)\n", cmd, nargs, len(args))
 		return 2
 	}
 	if !isPostgres(args[0]) {
@@ -143,6 +156,10 @@ func query(cmd string, args []string) int {
 			return 1
 		}
 		fmt.Println(sum)
+		if want != "" && sum != want {
+			fmt.Fprintf(os.Stderr, "seed checksum: %s holds %s, not the seed the bench recorded (%s)\n", args[0], sum, want)
+			return 1
+		}
 		return 0
 	}
 	n, err := countRows(args[0], args[1])

@@ -113,7 +113,7 @@ func TestSeedIsTheSameBytesWithTheHashCacheOrWithout(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	cold, warm, stale := filepath.Join(dir, "cold.db"), filepath.Join(dir, "warm.db"), filepath.Join(dir, "stale.db")
-	small := stacks.Size{Users: 3, OrdersPerUser: 2}
+	small := stacks.Size{Items: 1000, Events: 1000, Users: 3, OrdersPerUser: 2}
 	if err := seed(cold, false, small); err != nil {
 		t.Fatal(err)
 	}

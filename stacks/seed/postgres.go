@@ -58,14 +58,14 @@ func seedPostgres(ctx context.Context, admin string, size stacks.Size) error {
 	if _, err := tx.Exec(ctx, stacks.SchemaPostgres); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
-	items := stacks.Items()
+	items := stacks.Items(size.Items)
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"items"}, []string{"id", "title", "body", "created_at"},
 		pgx.CopyFromSlice(len(items), func(i int) ([]any, error) {
 			return []any{items[i].ID, items[i].Title, items[i].Body, items[i].CreatedAt}, nil
 		})); err != nil {
 		return fmt.Errorf("items: %w", err)
 	}
-	events := stacks.Events()
+	events := stacks.Events(size.Events)
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"bench_events"}, []string{"id", "payload", "created_at"},
 		pgx.CopyFromSlice(len(events), func(i int) ([]any, error) {
 			return []any{events[i].ID, events[i].Payload, events[i].CreatedAt}, nil

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -15,6 +17,19 @@ import (
 // trim runs `seed trim TARGET`; its exit status. A SQLite file that is not
 // there is a user's own app keeping its data elsewhere: nothing to trim.
 func trim(args []string) int {
+	fl := flag.NewFlagSet("seed trim", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	// the seed's size as the bench passes it to every seed command; the
+	// rows written since the seed are the events above its count
+	events := fl.Int("events", stacks.DefaultSize.Events, "the bench_events the seed wrote (its --events)")
+	fl.Int("items", 0, "(the seed's; not used here)")
+	fl.Int("users", 0, "(the seed's; not used here)")
+	fl.Int("orders-per-user", 0, "(the seed's; not used here)")
+	if err := fl.Parse(args); err != nil || *events < 1 {
+		fmt.Fprintln(os.Stderr, "seed trim: [--events N] TARGET: want the seed's count of events, 1 or more (see seed -h)")
+		return 2
+	}
+	args = fl.Args()
 	if len(args) != 1 {
 		fmt.Fprintf(os.Stderr, "seed trim: want 1 argument, got %d (see seed -h)\n", len(args))
 		return 2
@@ -23,7 +38,7 @@ func trim(args []string) int {
 		fmt.Printf("no database file at %s: nothing trimmed\n", args[0])
 		return 0
 	}
-	gone, has, err := trimEvents(args[0])
+	gone, has, err := trimEvents(args[0], *events)
 	switch {
 	case err != nil:
 		fmt.Fprintf(os.Stderr, "seed trim: %s: %v\n", args[0], err)
@@ -43,8 +58,8 @@ func trim(args []string) int {
 // without it a step's cost per request grows with the rows every earlier
 // step wrote (docs/capacity.md). A database with no bench_events table
 // (a user's own app) is left alone.
-func trimEvents(target string) (int64, bool, error) {
-	q := fmt.Sprintf("DELETE FROM bench_events WHERE id > %d", stacks.SeedEvents)
+func trimEvents(target string, seeded int) (int64, bool, error) {
+	q := fmt.Sprintf("DELETE FROM bench_events WHERE id > %d", seeded)
 	if isPostgres(target) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()

@@ -29,7 +29,7 @@ func TestTrimDeletesOnlyTheRowsWrittenSinceTheSeed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gone, has, err := trimEvents(path)
+	gone, has, err := trimEvents(path, stacks.DefaultSize.Events)
 	if err != nil || !has || gone != 250 {
 		t.Fatalf("trim: %d rows, table %v, %v; want 250 rows of the table", gone, has, err)
 	}
@@ -52,7 +52,7 @@ func TestTrimLeavesADatabaseWithoutBenchEventsAlone(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE notes(id INTEGER PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
-	if gone, has, err := trimEvents(path); err != nil || has || gone != 0 {
+	if gone, has, err := trimEvents(path, stacks.DefaultSize.Events); err != nil || has || gone != 0 {
 		t.Errorf("trim of a database without bench_events: %d, %v, %v; want nothing done", gone, has, err)
 	}
 }
