@@ -250,3 +250,33 @@ func TestVariantDatabase(t *testing.T) {
 		t.Errorf("mysql: %v", err)
 	}
 }
+
+// A study's [seed]: the counts it names, the default's for the others; a
+// count out of range is one line naming the file and seed; an included
+// study may not set it.
+func TestSeed(t *testing.T) {
+	const cases = "\n[[case]]\nname = \"items\"\npath = \"/items\"\n"
+	s, err := Parse("big.toml", []byte("[seed]\nitems = 100000\nevents = 5000\n"+cases), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Seed.Items != 100000 || s.Seed.Events != 5000 || s.Seed.Users != 100 || s.Seed.OrdersPerUser != 50 {
+		t.Errorf("seed %+v", s.Seed)
+	}
+	if s, err := Parse("small.toml", []byte(cases), nil); err != nil || s.Seed.Items != 1000 || s.Seed.Users != 100 {
+		t.Errorf("no [seed]: %+v %v", s, err)
+	}
+	for text, want := range map[string]string{
+		"[seed]\nitems = 0\n":                              "big.toml: seed: items: want a whole number from 1",
+		"[seed]\nusers = 1000000\norders_per_user = 101\n": "big.toml: seed: orders: 1000000 users × 101 orders",
+		"[seed]\nrows = 5\n":                               "rows",
+	} {
+		if _, err := Parse("big.toml", []byte(text+cases), nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want …%s…", text, err, want)
+		}
+	}
+	inc := func(string) (string, []byte, error) { return "other.toml", []byte("[seed]\nitems = 5\n" + cases), nil }
+	if _, err := Parse("big.toml", []byte(`include = ["other"]`+"\n"), inc); err == nil || !strings.Contains(err.Error(), "[seed]") {
+		t.Errorf("an included [seed]: %v", err)
+	}
+}

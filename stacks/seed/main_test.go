@@ -173,3 +173,41 @@ func TestSeedHoldsTheUsersAndOrdersAppMDAsksFor(t *testing.T) {
 		t.Error("user 1's newest 20 orders hold none PENDING: the cancel check needs one")
 	}
 }
+
+// A larger seed (a study's [seed]): its counts, the default's first 1,000
+// items unchanged, and checksum --want refusing any other seed.
+func TestSeedAtALargerSize(t *testing.T) {
+	dir := t.TempDir()
+	small, big := filepath.Join(dir, "small.db"), filepath.Join(dir, "big.db")
+	size := stacks.DefaultSize
+	if err := seed(small, false, size); err != nil {
+		t.Fatal(err)
+	}
+	size.Items, size.Events = 100_000, 2_000
+	if err := seed(big, false, size); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+big+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var items, events int
+	var title string
+	if err := db.QueryRow("SELECT (SELECT COUNT(*) FROM items), (SELECT COUNT(*) FROM bench_events), (SELECT title FROM items WHERE id = 1000)").Scan(&items, &events, &title); err != nil {
+		t.Fatal(err)
+	}
+	if items != 100_000 || events != 2_000 || title != stacks.Items(1000)[999].Title {
+		t.Errorf("items %d, events %d, item 1000 %q", items, events, title)
+	}
+	sum, err := checksumOf(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := query("checksum", []string{"--want", sum, small}); code != 0 {
+		t.Errorf("checksum --want its own sum: exit %d", code)
+	}
+	if code := query("checksum", []string{"--want", sum, big}); code != 1 {
+		t.Errorf("checksum --want another seed's sum: exit %d, want 1", code)
+	}
+}
