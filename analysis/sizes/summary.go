@@ -343,6 +343,7 @@ func readCode(sdir string) (CodeRow, string, error) {
 // whatever language scc gives them.
 var buildNames = map[string]bool{
 	"Dockerfile": true, ".dockerignore": true, "Makefile": true, "build-image": true,
+	"native-build": true, "native-start": true,
 	"Cargo.toml": true, "package.json": true, ".npmrc": true, "pom.xml": true, "Gemfile": true,
 	"requirements.in": true, "requirements.txt": true, "go.mod": true,
 }
