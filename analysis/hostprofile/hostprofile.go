@@ -231,14 +231,6 @@ func (p *Profile) Engines() bool {
 // CheckLocalCPUs refuses a role on this machine whose CPU list names a CPU
 // outside online (the kernel's online list, "0-1").
 func (p *Profile) CheckLocalCPUs(online string) error {
-	on, err := cpulist.Parse(strings.TrimSpace(online))
-	if err != nil {
-		return fmt.Errorf("this host's online CPUs %q: %v", online, err)
-	}
-	have := map[int]bool{}
-	for _, c := range on {
-		have[c] = true
-	}
 	var keys []string
 	if !p.Remote("app") {
 		// the sampler runs beside the app, on its machine
@@ -252,6 +244,20 @@ func (p *Profile) CheckLocalCPUs(online string) error {
 	}
 	if !p.Remote("upstream") {
 		keys = append(keys, "UPSTREAM_CPUS")
+	}
+	return p.checkOnline(keys, online)
+}
+
+// checkOnline refuses the first of keys whose CPU list names a CPU outside
+// online (the kernel's online list, "0-1").
+func (p *Profile) checkOnline(keys []string, online string) error {
+	on, err := cpulist.Parse(strings.TrimSpace(online))
+	if err != nil {
+		return fmt.Errorf("this host's online CPUs %q: %v", online, err)
+	}
+	have := map[int]bool{}
+	for _, c := range on {
+		have[c] = true
 	}
 	for _, k := range keys {
 		cpus, _ := cpulist.Parse(p.Set[k])
@@ -322,21 +328,7 @@ func (p *Profile) CheckDB(online string) error {
 			return fmt.Errorf("host profile %s: %s is not set (a row on Postgres runs the server role there; hosts/README.md)", p.Path, k)
 		}
 	}
-	on, err := cpulist.Parse(strings.TrimSpace(online))
-	if err != nil {
-		return fmt.Errorf("this host's online CPUs %q: %v", online, err)
-	}
-	have := map[int]bool{}
-	for _, c := range on {
-		have[c] = true
-	}
-	cpus, _ := cpulist.Parse(p.Set["DB_CPUS"])
-	for _, c := range cpus {
-		if !have[c] {
-			return fmt.Errorf("host profile %s: DB_CPUS=%s names CPU %d, but this host has CPUs %s", p.Path, p.Set["DB_CPUS"], c, strings.TrimSpace(online))
-		}
-	}
-	return nil
+	return p.checkOnline([]string{"DB_CPUS"}, online)
 }
 
 // SamplerCPUs is where the cgroup sampler runs: SAMPLER_CPUS, else the
