@@ -352,20 +352,19 @@ func or(a, b string) string {
 	return b
 }
 
-// Shell is the profile as bash assignments, one a line, each value quoted
-// so that bash reads it back as written: the keys the file sets, and the
-// Defaults of those it leaves unset, in the table's order.
-func (p *Profile) Shell() string {
+// Lines is the profile as KEY=VALUE lines, each value as written (a
+// profile's values are one line each): the keys the file sets, and the
+// Defaults of those it leaves unset, in the table's order. Bash assigns
+// them as they are (assign_lines in scripts/lib/common.sh), never
+// evaluating them.
+func (p *Profile) Lines() string {
 	var b strings.Builder
 	for _, k := range Keys {
 		if v, ok := p.Set[k.Name]; ok {
-			fmt.Fprintf(&b, "%s=%s\n", k.Name, Quote(v))
+			fmt.Fprintf(&b, "%s=%s\n", k.Name, v)
 		} else if v, ok := Defaults[k.Name]; ok {
-			fmt.Fprintf(&b, "%s=%s\n", k.Name, Quote(v))
+			fmt.Fprintf(&b, "%s=%s\n", k.Name, v)
 		}
 	}
 	return b.String()
 }
-
-// Quote quotes v for bash: it reads back as written.
-func Quote(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }

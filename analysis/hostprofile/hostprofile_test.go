@@ -41,7 +41,7 @@ func TestDefaultRoles(t *testing.T) {
 	if r := p.Role("app"); r.Addr != "127.0.0.1" || r.Engine != "" || r.CPUs != "0" {
 		t.Errorf("app role %+v", r)
 	}
-	if got := p.Shell(); !strings.HasPrefix(got, "HOST_NAME='x'\nAPP_CPUS='0'\n") || strings.Contains(got, "ENGINE") {
+	if got := p.Lines(); !strings.HasPrefix(got, "HOST_NAME=x\nAPP_CPUS=0\n") || strings.Contains(got, "ENGINE") {
 		t.Errorf("shell:\n%s", got)
 	}
 }
@@ -143,8 +143,8 @@ func TestQuietDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := p.Shell()
-	for _, want := range []string{"QUIET_LOAD='2.0'\n", "QUIET_CPU_SHARE='0.5'\n"} {
+	got := p.Lines()
+	for _, want := range []string{"QUIET_LOAD=2.0\n", "QUIET_CPU_SHARE=0.5\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("shell has no %q:\n%s", want, got)
 		}
@@ -153,7 +153,7 @@ func TestQuietDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Shell(); !strings.Contains(got, "QUIET_LOAD='1.5'\n") || strings.Contains(got, "QUIET_LOAD='2.0'") {
+	if got := p.Lines(); !strings.Contains(got, "QUIET_LOAD=1.5\n") || strings.Contains(got, "QUIET_LOAD=2.0") {
 		t.Errorf("a profile's own QUIET_LOAD lost:\n%s", got)
 	}
 	if DefaultNumber("QUIET_LOAD") != 2.0 || DefaultNumber("QUIET_CPU_SHARE") != 0.5 || DefaultNumber("APP_CPUS") != 0 {

@@ -3,7 +3,7 @@
 //
 //	host profile FILE        check FILE (its keys, CPU lists, engines; the CPUs
 //	                         of the roles on this machine against its online
-//	                         CPUs) and print it as bash assignments: the keys it
+//	                         CPUs) and print it as KEY=VALUE lines: the keys it
 //	                         sets, the app's CPU mode, quota and count
 //	                         (APP_CPU_*), then ROLE_* values with their
 //	                         defaults
@@ -61,8 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
-		fmt.Fprint(stdout, p.Shell())
-		fmt.Fprintf(stdout, "APP_CPU_MODE=%s\nAPP_CPU_QUOTA=%s\nAPP_CPU_COUNT=%d\n", q(cpu.Mode), q(cpu.Quota), cpu.Count)
+		fmt.Fprint(stdout, p.Lines())
+		fmt.Fprintf(stdout, "APP_CPU_MODE=%s\nAPP_CPU_QUOTA=%s\nAPP_CPU_COUNT=%d\n", cpu.Mode, cpu.Quota, cpu.Count)
 		app, up, gen := p.Role("app"), p.Role("upstream"), p.Role("loadgen")
 		engines := 0
 		if p.Engines() {
@@ -76,7 +76,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			appEngine = app.Engine
 		}
 		fmt.Fprintf(stdout, "ROLE_APP_ADDR=%s\nROLE_UPSTREAM_ADDR=%s\nROLE_LOADGEN_ENGINE=%s\nROLE_UPSTREAM_ENGINE=%s\nROLE_APP_ENGINE=%s\nROLE_CEILING_ADDR=%s\nROLE_SAMPLER_CPUS=%s\nROLE_ENGINES=%d\n",
-			q(app.Addr), q(up.Addr), q(gen.Engine), q(upEngine), q(appEngine), q(p.CeilingAddr()), q(p.SamplerCPUs()), engines)
+			app.Addr, up.Addr, gen.Engine, upEngine, appEngine, p.CeilingAddr(), p.SamplerCPUs(), engines)
 	case "roles":
 		for _, name := range hostprofile.Roles {
 			r := p.Role(name)
@@ -132,4 +132,3 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // q quotes a value for bash.
-func q(v string) string { return hostprofile.Quote(v) }

@@ -34,3 +34,15 @@ port_free() {
     die "127.0.0.1:$1 already answers before $2 starts: another bench, or another server, holds that port (stop it, or set LAB_APP_PORT / LAB_UPSTREAM_PORT)"
   fi
 }
+
+# assign_lines TEXT: a lab program's KEY=VALUE lines (bench/host, bench/plan),
+# each assigned as written: no expansion, no code run (never eval). A line
+# that is not KEY=VALUE ends the bench in one line.
+assign_lines() {
+  local line
+  while IFS= read -r line; do
+    [[ -n "$line" ]] || continue
+    [[ "$line" =~ ^([A-Z][A-Z0-9_]*)=(.*)$ ]] || die "bench: a lab program answered '$line', not KEY=VALUE"
+    printf -v "${BASH_REMATCH[1]}" '%s' "${BASH_REMATCH[2]}"
+  done <<<"$1"
+}
