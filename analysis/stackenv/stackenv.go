@@ -295,14 +295,15 @@ var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
 // OwnEnv is the environment the stack's ENV adds to its container
 // ("K=V", one a word), with the lab's values put in for ${PORT},
-// ${LAB_CPUS}, ${DATA} (/data), ${DATABASE_PATH} (/data/app.db) and
-// ${UPSTREAM_URL}: for an app that reads other variables than the lab's
+// ${LAB_CPUS}, ${DATA} (data: /data in its container, the database's
+// folder natively), ${DATABASE_PATH} (data/app.db) and ${UPSTREAM_URL}:
+// for an app that reads other variables than the lab's
 // (BIND_ADDR=127.0.0.1:${PORT}). A word that is not NAME=VALUE, a
 // reserved name, or another ${…} is refused in one line naming the file.
-func (s *Stack) OwnEnv(port, upstream string, cpus int) ([]string, error) {
+func (s *Stack) OwnEnv(port, upstream string, cpus int, data string) ([]string, error) {
 	var out []string
-	put := strings.NewReplacer("${PORT}", port, "${LAB_CPUS}", strconv.Itoa(cpus), "${DATA}", "/data",
-		"${DATABASE_PATH}", "/data/app.db", "${UPSTREAM_URL}", upstream)
+	put := strings.NewReplacer("${PORT}", port, "${LAB_CPUS}", strconv.Itoa(cpus), "${DATA}", data,
+		"${DATABASE_PATH}", data+"/app.db", "${UPSTREAM_URL}", upstream)
 	for _, w := range s.Words("ENV") {
 		k, v, ok := strings.Cut(w, "=")
 		switch {

@@ -292,12 +292,15 @@ func TestOwnEnv(t *testing.T) {
 	env := func(v string) *Stack {
 		return &Stack{File: "stacks/own/stack.env", Values: map[string]string{"ENV": v}}
 	}
-	got, err := env("BIND_ADDR=127.0.0.1:${PORT} GOMAXPROCS=${LAB_CPUS} DB=${DATA}/contacts.db UP=${UPSTREAM_URL} P=${DATABASE_PATH}").OwnEnv("8081", "http://127.0.0.1:9090", 2)
+	got, err := env("BIND_ADDR=127.0.0.1:${PORT} GOMAXPROCS=${LAB_CPUS} DB=${DATA}/contacts.db UP=${UPSTREAM_URL} P=${DATABASE_PATH}").OwnEnv("8081", "http://127.0.0.1:9090", 2, "/data")
 	want := []string{"BIND_ADDR=127.0.0.1:8081", "GOMAXPROCS=2", "DB=/data/contacts.db", "UP=http://127.0.0.1:9090", "P=/data/app.db"}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
-	if got, err := env("").OwnEnv("8081", "u", 1); err != nil || len(got) != 0 {
+	if got, _ := env("DB=${DATABASE_PATH}").OwnEnv("8081", "u", 1, "/tmp/n"); len(got) != 1 || got[0] != "DB=/tmp/n/app.db" {
+		t.Errorf("natively, the database's folder: %q", got)
+	}
+	if got, err := env("").OwnEnv("8081", "u", 1, "/data"); err != nil || len(got) != 0 {
 		t.Errorf("no ENV: %q, %v", got, err)
 	}
 	for v, msg := range map[string]string{
@@ -307,7 +310,7 @@ func TestOwnEnv(t *testing.T) {
 		"lower=1":        "ENV word 'lower=1' is not NAME=VALUE",
 		"NOEQUALS":       "ENV word 'NOEQUALS' is not NAME=VALUE",
 	} {
-		_, err := env(v).OwnEnv("8081", "u", 1)
+		_, err := env(v).OwnEnv("8081", "u", 1, "/data")
 		if err == nil || !strings.HasPrefix(err.Error(), "stacks/own/stack.env: "+msg) {
 			t.Errorf("%s: %v, want %q", v, err, msg)
 		}

@@ -7,11 +7,15 @@
 // with `native list`.
 //
 //	native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N]
-//	             [--uid N --gid N] [--dir DIR] [--log FILE] -- CMD ARGS...
+//	             [--uid N --gid N] [--dir DIR] [--log FILE]
+//	             [--ready URL [--ready-timeout 60s]] -- CMD ARGS...
 //	    make the cgroup /stacklab/NAME with those limits, start CMD in it
 //	    (in the group before CMD runs: a child of this program joins it,
 //	    drops to --uid/--gid, then execs CMD), and print one JSON line:
 //	    pid, cgroup, mode (v1, v2), library, limits. CMD keeps running.
+//	    With --ready (http://127.0.0.1:PORT/PATH), first wait until it
+//	    answers 200; CMD exiting before, or the timeout, stops the group
+//	    and is one line, exit 1.
 //	native stop --name NAME [--grace 5s]
 //	    SIGTERM every process in the group, SIGKILL what is left after
 //	    --grace, then remove the group (a v1 group cannot go while a
@@ -29,6 +33,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,6 +106,8 @@ type Started struct {
 // options are start's flags, checked by check.
 type options struct {
 	name, cpus, memory, dir, log string
+	ready                        string
+	readyTimeout                 time.Duration
 	quota                        float64
 	pids                         int64
 	uid, gid                     int
@@ -124,6 +131,10 @@ func (o options) check() string {
 		return "--uid and --gid: want ids of 0 or more"
 	case len(o.cmd) == 0:
 		return "no command after --"
+	case o.ready != "" && !strings.HasPrefix(o.ready, "http://127.0.0.1:"):
+		return fmt.Sprintf("--ready %q: the lab probes http://127.0.0.1:PORT/PATH only", o.ready)
+	case o.ready != "" && o.readyTimeout <= 0:
+		return fmt.Sprintf("--ready-timeout %v: want a duration above 0", o.readyTimeout)
 	}
 	cpus, err := cpulist.Parse(o.cpus)
 	if err != nil {
@@ -169,6 +180,8 @@ func start(args []string, stdout, stderr io.Writer) int {
 	fl.IntVar(&o.gid, "gid", 10001, "the group id the command runs as")
 	fl.StringVar(&o.dir, "dir", "", "the command's working folder")
 	fl.StringVar(&o.log, "log", "", "the command's stdout and stderr (default: this program's)")
+	fl.StringVar(&o.ready, "ready", "", "wait until this URL answers 200 (http://127.0.0.1:PORT/PATH)")
+	fl.DurationVar(&o.readyTimeout, "ready-timeout", 60*time.Second, "how long --ready may take")
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "native start: %v (%s)\n", err, usage)
 		return 2
@@ -214,10 +227,46 @@ func start(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "native start: %s: %v\n", o.cmd[0], err)
 		return 1
 	}
+	if o.ready != "" {
+		if err := waitReady(cmd, o.ready, o.readyTimeout); err != nil {
+			stopGroup(g, time.Second)
+			fmt.Fprintf(stderr, "native start: %s: %v; the group is stopped%s\n", o.cmd[0], err, logHint(o.log))
+			return 1
+		}
+	}
 	b, _ := json.Marshal(Started{PID: cmd.Process.Pid, Cgroup: parent + "/" + o.name, Mode: g.mode(), Library: library(), Limits: l})
 	fmt.Fprintln(stdout, string(b))
-	cmd.Process.Release()
 	return 0
+}
+
+// waitReady polls url until it answers 200, the command exits, or the
+// timeout passes (the command is this program's child: its exit is seen at
+// once, not after the timeout).
+func waitReady(cmd *exec.Cmd, url string, timeout time.Duration) error {
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	client := &http.Client{Timeout: time.Second}
+	for end := time.Now().Add(timeout); time.Now().Before(end); {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("exited (%v) before %s answered 200", err, url)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if resp, err := client.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s did not answer 200 within %v", url, timeout)
+}
+
+func logHint(log string) string {
+	if log == "" {
+		return ""
+	}
+	return " (its output: " + log + ")"
 }
 
 // enter runs in the child: it joins the group, drops to the user, and
@@ -277,25 +326,34 @@ func stop(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "native stop: %s/%s: %v\n", parent, *name, err)
 		return 1
 	}
+	if err := stopGroup(g, *grace); err != nil {
+		fmt.Fprintf(stderr, "native stop: removing %s/%s: %v\n", parent, *name, err)
+		return 1
+	}
+	return 0
+}
+
+// stopGroup TERMs every process in g, KILLs what is left after grace, and
+// removes g (retried: a v1 group cannot go while a process is in it), then
+// /stacklab once no group is in it.
+func stopGroup(g group, grace time.Duration) error {
 	signalAll(g, syscall.SIGTERM)
-	for end := time.Now().Add(*grace); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(grace); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if pids, _ := g.procs(); len(pids) == 0 {
 			break
 		}
 	}
 	signalAll(g, syscall.SIGKILL)
-	var rerr error
+	var err error
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if rerr = g.remove(); rerr == nil || time.Now().After(end) {
+		if err = g.remove(); err == nil || time.Now().After(end) {
 			break
 		}
 	}
-	if rerr != nil {
-		fmt.Fprintf(stderr, "native stop: removing %s/%s: %v\n", parent, *name, rerr)
-		return 1
+	if err == nil {
+		removeParent()
 	}
-	removeParent()
-	return 0
+	return err
 }
 
 // removeParent removes /stacklab itself once it holds no group of the

@@ -37,6 +37,7 @@ func TestBadInput(t *testing.T) {
 		{func(o *options) { o.pids = 0 }, "--pids 0"},
 		{func(o *options) { o.quota = 1.5 }, "--quota 1.5: more than the 1 CPUs"},
 		{func(o *options) { o.cmd = nil }, "no command after --"},
+		{func(o *options) { o.ready = "http://10.0.0.1:80/up" }, "--ready"},
 	} {
 		o := good
 		c.edit(&o)
@@ -143,6 +144,34 @@ func TestStartAndStop(t *testing.T) {
 			if _, err := os.Stat(unifiedRoot + "/" + d + "/stacklab"); err == nil {
 				t.Errorf("%s/%s/stacklab left behind with no group in it", unifiedRoot, d)
 			}
+		}
+	}
+}
+
+// --ready: a command that exits before its URL answers is one line at
+// once, not after the timeout, and leaves no group behind.
+func TestReadyCommandExits(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: not root (a cgroup of the lab's needs root)")
+	}
+	name := fmt.Sprintf("ready-%d", os.Getpid())
+	var out, errs bytes.Buffer
+	t0 := time.Now()
+	code := run([]string{"start", "--name", name, "--cpus", "0", "--memory", "64m", "--pids", "16",
+		"--uid", "65534", "--gid", "65534", "--ready", "http://127.0.0.1:1/up", "--ready-timeout", "20s", "--", "false"}, &out, &errs)
+	if code != 0 && strings.Contains(errs.String(), "permission denied") {
+		t.Skip("skipped: this machine lets no process make a cgroup")
+	}
+	took := time.Since(t0)
+	if code != 1 || out.Len() != 0 || strings.Count(errs.String(), "\n") != 1 || !strings.Contains(errs.String(), "exited") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errs.String())
+	}
+	if took > 10*time.Second {
+		t.Errorf("took %v: the exit should end the wait, not the timeout", took)
+	}
+	for _, n := range list() {
+		if n == name {
+			t.Errorf("group %s left behind", name)
 		}
 	}
 }

@@ -12,9 +12,9 @@
 //	    the value of KEY in NAME's stack.env, empty when not stated
 //	stack ... contract NAME
 //	    what NAME is held to: app (docs/app.md, verify) or none
-//	stack ... own-env NAME PORT UPSTREAM_URL CPUS
+//	stack ... own-env NAME PORT UPSTREAM_URL CPUS [DATA]
 //	    the environment NAME's ENV adds to its container, K=V a line, the
-//	    lab's values put in
+//	    lab's values put in (DATA: the data folder, /data in a container)
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
 //	stack ... build-args NAME --build-args "K=V lines"
@@ -45,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|own-env NAME PORT UPSTREAM_URL CPUS|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|own-env NAME PORT UPSTREAM_URL CPUS [DATA]|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -75,6 +75,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			rest = rest[:2]
 		}
+	}
+	if rest[0] == "own-env" && len(rest) == 6 {
+		n = 5 // the data folder, when not a container's /data
 	}
 	if len(rest)-1 != n {
 		fmt.Fprintf(stderr, "stack %s: takes %d arguments (%s)\n", rest[0], n, usage)
@@ -112,7 +115,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if s, err = lab.Read(rest[1]); err == nil {
-			if env, err = s.OwnEnv(rest[2], rest[3], cpus); err == nil {
+			data := "/data"
+			if len(rest) == 6 {
+				data = rest[5]
+			}
+			if env, err = s.OwnEnv(rest[2], rest[3], cpus, data); err == nil {
 				for _, kv := range env {
 					fmt.Fprintln(stdout, kv)
 				}

@@ -183,13 +183,14 @@ fresh_database() {
   confine_data_dir "$dir"
 }
 
-# stack_own_env NAME PORT UPSTREAM_URL: OWN_ENV, the -e flags of the
-# environment NAME's stack.env's ENV gives its container, the lab's values
-# put in (stackenv decides them, and refuses what it cannot in one line)
+# stack_own_env NAME PORT UPSTREAM_URL [DATA]: OWN_ENV, the -e flags of the
+# environment NAME's stack.env's ENV gives its container (DATA: its data
+# folder, /data there), the lab's values put in (stackenv decides them, and
+# refuses what it cannot in one line)
 stack_own_env() {
   local out kv lines
   OWN_ENV=()
-  out=$(stack_tool own-env "$1" "$2" "$3" "$APP_CPU_COUNT") || return 1
+  out=$(stack_tool own-env "$1" "$2" "$3" "$APP_CPU_COUNT" "${4:-/data}") || return 1
   mapfile -t lines <<<"$out"
   for kv in "${lines[@]}"; do [[ -z "$kv" ]] || OWN_ENV+=(-e "$kv"); done
 }
@@ -198,11 +199,11 @@ stack_own_env() {
 # written once to scratch before the first window; every fresh database is
 # checked against it (fresh_database, pg_seed), and the manifest keeps both.
 seed_record() {
-  local db="$WORK/seed-record.db"
-  rm -f "$db"
-  lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$db" >/dev/null || die "bench: the study's seed (${SEED_ARGS[*]}) could not be written"
-  SEED_CHECKSUM=$(lab_tool seed checksum "$db") || die "bench: the study's seed could not be read back"
-  rm -f "$db"
+  local file="$WORK/seed-record.db"
+  rm -f "$file"
+  lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$file" >/dev/null || die "bench: the study's seed (${SEED_ARGS[*]}) could not be written"
+  SEED_CHECKSUM=$(lab_tool seed checksum "$file") || die "bench: the study's seed could not be read back"
+  rm -f "$file"
 }
 
 # image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by
