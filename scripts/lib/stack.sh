@@ -196,14 +196,11 @@ stack_own_env() {
 }
 
 # seed_record: SEED_CHECKSUM, the checksum of the study's seed (SEED_ARGS),
-# written once to scratch before the first window; every fresh database is
-# checked against it (fresh_database, pg_seed), and the manifest keeps both.
+# before the first window; every fresh database is checked against it
+# (fresh_database, pg_seed), and the manifest keeps both.
 seed_record() {
-  local file="$WORK/seed-record.db"
-  rm -f "$file"
-  lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$file" >/dev/null || die "bench: the study's seed (${SEED_ARGS[*]}) could not be written"
-  SEED_CHECKSUM=$(lab_tool seed checksum "$file") || die "bench: the study's seed could not be read back"
-  rm -f "$file"
+  SEED_CHECKSUM=$(lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} --fingerprint) ||
+    die "bench: the study's seed (${SEED_ARGS[*]}) could not be written"
 }
 
 # image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by

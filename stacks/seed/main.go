@@ -11,6 +11,8 @@
 //	seed [sizes] --postgres URL
 //	                       a fresh "app" database on the Postgres server at URL
 //	                       (its superuser's; docs/postgres.md), the same rows
+//	seed [sizes] --fingerprint
+//	                       the checksum a seed of that size has (nothing kept)
 //	seed checksum [--want SUM] TARGET
 //	                       the rows' checksum, of a SQLite file or a postgres://
 //	                       URL; with --want, exit 1 (one line) unless it is SUM
@@ -48,8 +50,9 @@ func main() {
 	users := flag.Int("users", stacks.DefaultSize.Users, "users to seed (docs/app.md, \"Users and orders\")")
 	perUser := flag.Int("orders-per-user", stacks.DefaultSize.OrdersPerUser, "orders each user has")
 	pg := flag.String("postgres", "", "seed the Postgres server at this URL (its superuser's) instead of a file")
+	fingerprint := flag.Bool("fingerprint", false, "write nothing that stays: print the checksum a seed of this size has (the bench records it before its first window)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: seed [--force] [--items N] [--events N] [--users N] [--orders-per-user M] PATH | seed [sizes] --postgres URL | seed checksum [--want SUM] TARGET | seed rows TARGET TABLE | seed trim [--events N] TARGET\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events, 100 users and 50 orders each unless --items, --events, --users, --orders-per-user say otherwise);\nchecksum and rows read one, trim deletes the bench_events rows written since the seed (TARGET: a SQLite file or a postgres:// URL of the app database).")
+		fmt.Fprintln(os.Stderr, "usage: seed [--force] [--items N] [--events N] [--users N] [--orders-per-user M] PATH | seed [sizes] --postgres URL | seed [sizes] --fingerprint | seed checksum [--want SUM] TARGET | seed rows TARGET TABLE | seed trim [--events N] TARGET\n\nCreates a freshly seeded lab database at PATH, or an \"app\" database on a Postgres server (1,000 items, 1,000 bench_events, 100 users and 50 orders each unless --items, --events, --users, --orders-per-user say otherwise);\nchecksum and rows read one, trim deletes the bench_events rows written since the seed (TARGET: a SQLite file or a postgres:// URL of the app database).")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -57,6 +60,19 @@ func main() {
 	if err := size.Check(); err != nil {
 		fmt.Fprintln(os.Stderr, "seed: --items/--events/--users/--orders-per-user:", err)
 		os.Exit(2)
+	}
+	if *fingerprint {
+		if flag.NArg() != 0 || *pg != "" {
+			flag.Usage()
+			os.Exit(2)
+		}
+		sum, err := fingerprintOf(size)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "seed --fingerprint:", err)
+			os.Exit(1)
+		}
+		fmt.Println(sum)
+		return
 	}
 	if *pg != "" {
 		if flag.NArg() != 0 {
@@ -83,6 +99,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
+}
+
+// fingerprintOf is the checksum of a seed of size, written to a folder of
+// its own and removed.
+func fingerprintOf(size stacks.Size) (string, error) {
+	dir, err := os.MkdirTemp("", "seed-fingerprint-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "app.db")
+	if err := seed(path, false, size); err != nil {
+		return "", err
+	}
+	return checksumOf(path)
 }
 
 // seed writes the database next to path under a temporary name and renames

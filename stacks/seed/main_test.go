@@ -204,6 +204,9 @@ func TestSeedAtALargerSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if fp, err := fingerprintOf(stacks.DefaultSize); err != nil || fp != sum {
+		t.Errorf("the default size's fingerprint %q (%v), want the default seed's checksum", fp, err)
+	}
 	if code := query("checksum", []string{"--want", sum, small}); code != 0 {
 		t.Errorf("checksum --want its own sum: exit %d", code)
 	}
