@@ -10,18 +10,21 @@ import (
 	"math"
 
 	"stacklab/analysis/study"
+	"stacklab/formats/k6summary"
 	"stacklab/formats/latencyline"
 	"stacklab/formats/vegeta"
 )
 
 // Step is one measured step: its planned rate and length, vegeta's report
 // for each lane of the mix (study.Lane) and whether the generator's CPU
-// was saturated.
+// was saturated. A users ramp's step (study.Ramp.Users) has its user count
+// in Rate and k6's summary of its measured span in Users instead.
 type Step struct {
 	N         int
-	Rate      float64 // planned req/s, all lanes
-	DurationS float64 // planned seconds
+	Rate      float64 // planned req/s, all lanes; users in a users ramp
+	DurationS float64 // planned seconds (measured, in a users ramp)
 	Reports   map[string]*vegeta.Report
+	Users     *k6summary.Step
 	// Saturated: the generator used more than 90% of its CPUs in the step
 	// (results.Loadgen); Known is false when that was not measured.
 	Saturated, LoadgenKnown bool
@@ -106,6 +109,9 @@ type Verdict struct {
 // whatever its p99. Each lane is held to the target plus its upstream wait.
 func Judge(c *study.Case, s Step) Verdict {
 	r := c.Ramp
+	if r.Users {
+		return judgeUsers(c, s)
+	}
 	lanes := c.Lanes()
 	for _, l := range lanes {
 		rep := s.Reports[l.Name]
@@ -150,6 +156,32 @@ func Judge(c *study.Case, s Step) Verdict {
 	return Verdict{Pass, fmt.Sprintf("p99 %.1f ms ≤ %g ms", s.Reports[lanes[0].Name].P99Ms(), r.P99Ms)}
 }
 
+// judgeUsers decides a users step as Judge does a rate's: the generator
+// first (it did not hold the users, sent nothing, or was saturated), then
+// any failed request or check, then the p99 of the measured span.
+func judgeUsers(c *study.Case, s Step) Verdict {
+	u := s.Users
+	switch {
+	case u == nil:
+		return Verdict{Generator, "the step has no k6 summary"}
+	case u.VUsMax > 0 && float64(u.VUsMax) < s.Rate:
+		return Verdict{Generator, fmt.Sprintf("k6 ran %d of %s users", u.VUsMax, fmtRate(s.Rate))}
+	case u.Requests == 0:
+		return Verdict{Generator, fmt.Sprintf("k6 sent no request in the measured %g s", s.DurationS)}
+	case s.Saturated:
+		return Verdict{Generator, fmt.Sprintf("the generator used %.0f%% of its CPUs: saturated, so latency may be its own", 100*s.GeneratorShare)}
+	case u.Failed > 0 || u.ChecksFailed > 0:
+		first := ""
+		if len(u.FailedChecks) > 0 {
+			first = fmt.Sprintf(", most failed: %q", u.FailedChecks[0].Name)
+		}
+		return Verdict{Errors, fmt.Sprintf("%d of %d requests failed, %d of %d checks%s", u.Failed, u.Requests, u.ChecksFailed, u.Checks, first)}
+	case u.P99Ms > c.Ramp.P99Ms:
+		return Verdict{Latency, fmt.Sprintf("p99 %.1f ms > %g ms", u.P99Ms, c.Ramp.P99Ms)}
+	}
+	return Verdict{Pass, fmt.Sprintf("p99 %.1f ms ≤ %g ms", u.P99Ms, c.Ramp.P99Ms)}
+}
+
 // laneWords names a lane in a verdict when the mix has more than one.
 func laneWords(l study.Lane, lanes []study.Lane) string {
 	if len(lanes) == 1 {
@@ -164,6 +196,9 @@ func laneWords(l study.Lane, lanes []study.Lane) string {
 // P99Ms is the step's p99 in the lane without an upstream wait: the
 // latency the target is about.
 func (s Step) P99Ms(c *study.Case) float64 {
+	if s.Users != nil {
+		return s.Users.P99Ms
+	}
 	if rep := s.Reports[c.Lanes()[0].Name]; rep != nil {
 		return rep.P99Ms()
 	}
@@ -172,6 +207,9 @@ func (s Step) P99Ms(c *study.Case) float64 {
 
 // MeanMs is the mean latency over every request of the step, all lanes.
 func (s Step) MeanMs() float64 {
+	if s.Users != nil {
+		return s.Users.MeanMs
+	}
 	var n int64
 	var total float64
 	for _, rep := range s.Reports {
@@ -186,6 +224,9 @@ func (s Step) MeanMs() float64 {
 
 // Sent is how many requests the step sent, all lanes.
 func (s Step) Sent() int64 {
+	if s.Users != nil {
+		return s.Users.Requests
+	}
 	var n int64
 	for _, rep := range s.Reports {
 		n += rep.Requests
@@ -268,13 +309,20 @@ type Next struct {
 }
 
 // Trims says whether each step of c starts on the seeded rows: true when
-// its mix writes (a method other than GET). /bench/read counts the whole
-// bench_events table, so the cost of a read grows with every row written
-// before it: measured here, 16 µs a read at the seed's 1,000 rows and
+// its mix, or a users case's flows, writes (a method other than GET).
+// /bench/read counts the whole bench_events table, so the cost of a read
+// grows with every row written before it: measured here, 16 µs a read at the seed's 1,000 rows and
 // 1.9 ms at 30,000, and a ramp's later steps, after its overloaded ones,
 // ran at up to 1.8× the CPU per request of the same rate earlier. Without
 // the trim a step's result depends on the path of rates before it.
 func Trims(c *study.Case) bool {
+	for _, f := range c.Flows {
+		for _, st := range f.Steps {
+			if st.Method != "GET" {
+				return true
+			}
+		}
+	}
 	for _, m := range c.Mix {
 		if m.Method != "GET" {
 			return true
@@ -335,14 +383,14 @@ func decide(c *study.Case, steps []Step, st State, last Step) Next {
 		return Next{Stop: true, Reason: fmt.Sprintf("%d steps, the study's max_steps", len(steps))}
 	case math.IsInf(up, 1):
 		if last.Rate >= r.MaxRate {
-			return Next{Stop: true, Reason: fmt.Sprintf("passed at max_rate %s req/s without a failing step", fmtRate(r.MaxRate))}
+			return Next{Stop: true, Reason: fmt.Sprintf("passed at %s %s without a failing step", maxWord(r), amount(r, r.MaxRate))}
 		}
 		return Next{Rate: math.Min(math.Round(st.Pass*r.Growth), r.MaxRate)}
 	case st.Pass == 0:
 		// Even the first step failed: walk down until one passes.
 		down := math.Floor(up / r.Growth)
 		if down < 1 {
-			return Next{Stop: true, Reason: "failed at 1 req/s"}
+			return Next{Stop: true, Reason: "failed at " + amount(r, 1)}
 		}
 		return Next{Rate: down}
 	}
@@ -361,12 +409,12 @@ func decide(c *study.Case, steps []Step, st State, last Step) Next {
 		// failing steps above it, so on an app that has been overloaded):
 		// if that fails, the search goes on below it.
 		if !st.capped() && remeasured(steps, st.Pass) == 1 {
-			return Next{Rate: st.Pass, Why: fmt.Sprintf("confirming %s req/s, the highest rate that passed", fmtRate(st.Pass))}
+			return Next{Rate: st.Pass, Why: fmt.Sprintf("confirming %s, the highest %s that passed", amount(r, st.Pass), loadWord(r))}
 		}
 		if st.capped() {
-			return Next{Stop: true, Reason: fmt.Sprintf("the generator's limit: %s req/s passed, and it could not drive %s (%s)", fmtRate(st.Pass), fmtRate(st.GenCap), st.genWords(steps))}
+			return Next{Stop: true, Reason: fmt.Sprintf("the generator's limit: %s passed, and it could not drive %s (%s)", amount(r, st.Pass), fmtRate(st.GenCap), st.genWords(steps))}
 		}
-		return Next{Stop: true, Reason: fmt.Sprintf("converged: %s req/s passed, %s failed", fmtRate(st.Pass), fmtRate(st.Fail))}
+		return Next{Stop: true, Reason: fmt.Sprintf("converged: %s passed, %s failed", amount(r, st.Pass), fmtRate(st.Fail))}
 	}
 	return Next{Rate: math.Round((st.Pass + up) / 2)}
 }
@@ -455,17 +503,18 @@ type Capacity struct {
 func Of(c *study.Case, steps []Step) Capacity {
 	st := Read(c, steps)
 	cp := Capacity{Step: -1, State: st}
+	r := c.Ramp
 	switch {
 	case len(steps) == 0:
 		cp.Refused = "no step measured"
 	case st.capped() && st.Pass > 0:
-		cp.Refused = fmt.Sprintf("generator-capped at %s req/s (%s); %s req/s passed: a floor, not a capacity", fmtRate(st.GenCap), st.genWords(steps), fmtRate(st.Pass))
+		cp.Refused = fmt.Sprintf("generator-capped at %s (%s); %s passed: a floor, not a capacity", amount(r, st.GenCap), st.genWords(steps), amount(r, st.Pass))
 	case st.capped():
-		cp.Refused = fmt.Sprintf("generator-capped at %s req/s (%s)", fmtRate(st.GenCap), st.genWords(steps))
+		cp.Refused = fmt.Sprintf("generator-capped at %s (%s)", amount(r, st.GenCap), st.genWords(steps))
 	case math.IsInf(st.Fail, 1):
-		cp.Refused = fmt.Sprintf("no step failed up to %s req/s: a floor, not a capacity", fmtRate(st.Pass))
+		cp.Refused = fmt.Sprintf("no step failed up to %s: a floor, not a capacity", amount(r, st.Pass))
 	case st.Pass == 0:
-		cp.Refused = fmt.Sprintf("every step failed, down to %s req/s", fmtRate(st.Fail))
+		cp.Refused = fmt.Sprintf("every step failed, down to %s", amount(r, st.Fail))
 	default:
 		cp.Rate, cp.Step = st.Pass, st.PassStep
 	}
@@ -485,3 +534,22 @@ func Expected(r *study.Ramp) int {
 }
 
 func fmtRate(r float64) string { return fmt.Sprintf("%.0f", r) }
+
+// amount is a step's load in words: "700 req/s", or "120 users".
+func amount(r *study.Ramp, x float64) string { return fmtRate(x) + " " + r.Unit() }
+
+// loadWord and maxWord name what a ramp steps and the study key that
+// caps it.
+func loadWord(r *study.Ramp) string {
+	if r.Users {
+		return "user count"
+	}
+	return "rate"
+}
+
+func maxWord(r *study.Ramp) string {
+	if r.Users {
+		return "max_users"
+	}
+	return "max_rate"
+}

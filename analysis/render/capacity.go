@@ -27,7 +27,11 @@ func capacityBlocks(s *summary.Summary) []block {
 		for _, l := range ct.Lanes {
 			lanes += fmt.Sprintf(" The %.0f%% of the mix that waits on the upstream (lane %s) ran as its own generator and is held to p99 ≤ %g ms (the target plus the wait); the p99 column is the rest's.", 100*l.Share, l.Name, l.TargetMs)
 		}
-		out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s%s%s", ct.P99Ms, ct.ThinkS, lanes, trimWords(ct), redoWords(ct)))
+		if ct.Unit == "users" {
+			out = append(out, p("Capacity in users: the most simulated users (the study's flows, each user thinking between its steps as its flow says) whose step met p99 ≤ %g ms with no failed request or check while k6 ran them all; req/s is what they sent at that step. Each step ran its users %s before the %s it was read from, and a tail after it (a request's timeout) so every request sent in the span had its answer; only requests sent in the span count. Ramp: geometric steps, then bisection between the last pass and the first fail, then the capacity measured once more; a step k6 could not run (fewer users than asked, no request, or over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search it bounded reports no capacity.%s%s", ct.P99Ms, units.Seconds(ct.LeadInS), units.Seconds(ct.StepS), trimWords(ct), redoWords(ct)))
+		} else {
+			out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s%s%s", ct.P99Ms, ct.ThinkS, lanes, trimWords(ct), redoWords(ct)))
+		}
 		if refused := runNotes(ct, func(r summary.CapacityRow) []summary.RunNote { return r.Refused }); len(refused) > 0 {
 			out = append(out, p("**No capacity reported** for these runs:"), block{kind: list, items: refused})
 		}
@@ -65,7 +69,7 @@ func trimWords(ct *summary.CapacityTable) string {
 // began, when the folder's study and profile did either.
 func redoWords(ct *summary.CapacityTable) string {
 	s := ""
-	if ct.LeadInS > 0 {
+	if ct.LeadInS > 0 && ct.Unit == "" {
 		s += fmt.Sprintf(" Each step's attack ran %s at its rate before its window, and nothing of that lead-in was measured: no window began with a fresh generator on an app left idle since its warm-up.", units.Seconds(ct.LeadInS))
 	}
 	if ct.StallRedos > 0 {
@@ -78,10 +82,17 @@ func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {
 	t := block{kind: table,
 		header: []string{"stack", "capacity req/s", fmt.Sprintf("users at %g s think", ct.ThinkS), "p99 ms at capacity", "app CPUs at capacity", "throttled % at capacity", "generator"},
 		right:  []bool{false, true, true, true, true, true, false}}
+	users := ct.Unit == "users"
+	if users {
+		t.header[1], t.header[2] = "capacity users", "req/s at capacity"
+	}
 	for _, r := range ct.Rows {
 		capCell := "refused"
 		if r.ReqPerSec.N > 0 {
 			capCell = rangeWith(r.ReqPerSec, units.Rate)
+		}
+		if users && r.Users.N > 0 {
+			capCell = rangeWith(r.Users, units.Rate)
 		}
 		if n := len(r.Refused); n > 0 && r.ReqPerSec.N > 0 {
 			capCell += fmt.Sprintf(" (%d of %d runs refused)", n, len(r.PerRun))
@@ -98,8 +109,12 @@ func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {
 		} else if s.CPUMode != "quota" {
 			thr = "— (cpuset mode)"
 		}
-		t.rows = append(t.rows, []string{r.Stack, capCell, rangeWith(r.Users, func(v float64) string { return units.Group(int64(v + 0.5)) }),
-			rangeWith(r.P99Ms, units.Ms), rangeWith(r.AppCPU, cpus), thr, generatorFlag(r)})
+		second := rangeWith(r.Users, func(v float64) string { return units.Group(int64(v + 0.5)) })
+		if users {
+			second = rangeWith(r.ReqPerSec, units.Rate)
+		}
+		t.rows = append(t.rows, []string{r.Stack, capCell, second,
+			rangeWith(r.P99Ms, units.Ms), rangeWith(r.AppCPU, cpus), thr, generatorFlag(ct, r)})
 	}
 	if !hasDeciding(ct) {
 		return t
@@ -181,15 +196,19 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 		if r.ReqPerSec.N < 2 || len(r.Deciding) == 0 {
 			continue
 		}
-		spread := r.ReqPerSec.Max/r.ReqPerSec.Min - 1
+		cp, unit := r.ReqPerSec, "req/s"
+		if ct.Unit == "users" {
+			cp, unit = r.Users, "users"
+		}
+		spread := cp.Max/cp.Min - 1
 		var causes []string
 		for _, d := range r.Deciding {
 			causes = append(causes, fmt.Sprintf("run %d %s at step %d", d.Run, d.Cause, d.Step))
 		}
 		if spread <= RepeatTolerance {
-			repeat = append(repeat, fmt.Sprintf("%s: the runs agree (%s to %s req/s, %.0f%% apart)", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread))
+			repeat = append(repeat, fmt.Sprintf("%s: the runs agree (%s to %s %s, %.0f%% apart)", r.Stack, units.Rate(cp.Min), units.Rate(cp.Max), unit, 100*spread))
 		} else {
-			line := fmt.Sprintf("%s: the runs **disagree** (%s to %s req/s, %.0f%% apart); what bounded each: %s", r.Stack, units.Rate(r.ReqPerSec.Min), units.Rate(r.ReqPerSec.Max), 100*spread, strings.Join(causes, "; "))
+			line := fmt.Sprintf("%s: the runs **disagree** (%s to %s %s, %.0f%% apart); what bounded each: %s", r.Stack, units.Rate(cp.Min), units.Rate(cp.Max), unit, 100*spread, strings.Join(causes, "; "))
 			if d := disturbed(r.Steps); d != "" {
 				line += "; " + d
 			}
@@ -212,12 +231,20 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 
 func pct1(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
+// unitOf is what a capacity table's steps count: "req/s", or "users".
+func unitOf(ct *summary.CapacityTable) string {
+	if ct.Unit == "users" {
+		return "users"
+	}
+	return "req/s"
+}
+
 // generatorFlag says whether the generator capped any step of the row.
-func generatorFlag(r summary.CapacityRow) string {
+func generatorFlag(ct *summary.CapacityTable, r summary.CapacityRow) string {
 	var capped []string
 	for _, st := range r.Steps {
 		if st.Verdict == ramp.Generator {
-			capped = append(capped, fmt.Sprintf("run %d at %s req/s", st.Run, units.Rate(st.Rate)))
+			capped = append(capped, fmt.Sprintf("run %d at %s %s", st.Run, units.Rate(st.Rate), unitOf(ct)))
 		}
 	}
 	if len(capped) > 0 {
@@ -233,6 +260,9 @@ func stepsTable(s *summary.Summary, ct *summary.CapacityTable) block {
 	t := block{kind: table,
 		header: []string{"stack", "run", "step", "offered req/s", "sent", "p99 ms", "mean ms", "app CPUs", "generator CPU", "verdict"},
 		right:  []bool{false, true, true, true, true, true, true, true, true, false}}
+	if ct.Unit == "users" {
+		t.header[3] = "users"
+	}
 	quota := s.CPUMode == "quota"
 	if quota {
 		t.header = append(t.header[:8], append([]string{"throttled %"}, t.header[8:]...)...)
@@ -308,6 +338,10 @@ type point struct {
 // has one line and the ramp's shape stays readable.
 func capacityChart(ct *summary.CapacityTable) *chartSpec {
 	ls := &lineSpec{target: ct.P99Ms, xLabel: "offered req/s", yLabel: "p99 ms"}
+	x := "the offered rate (req/s, log)"
+	if ct.Unit == "users" {
+		ls.xLabel, x = "users", "the users (log)"
+	}
 	for _, r := range ct.Rows {
 		run := medianRun(r)
 		l := line{label: r.Stack}
@@ -323,13 +357,13 @@ func capacityChart(ct *summary.CapacityTable) *chartSpec {
 				cls = "fail"
 			}
 			l.points = append(l.points, point{st.Rate, math.Max(st.P99Ms, 0.01), cls,
-				fmt.Sprintf("%s run %d step %d: %s req/s, p99 %s ms, %s", r.Stack, st.Run, st.Step, units.Rate(st.Rate), units.Ms(st.P99Ms), st.Verdict)})
+				fmt.Sprintf("%s run %d step %d: %s %s, p99 %s ms, %s", r.Stack, st.Run, st.Step, units.Rate(st.Rate), unitOf(ct), units.Ms(st.P99Ms), st.Verdict)})
 		}
 		sort.SliceStable(l.points, func(i, j int) bool { return l.points[i].x < l.points[j].x })
 		ls.lines = append(ls.lines, l)
 	}
 	return &chartSpec{id: "capacity-" + ct.Case, line: ls,
-		title: fmt.Sprintf("%s: p99 (ms, log) against the offered rate (req/s, log), one line per stack (its median run); the dashed line is the %g ms target; hollow points failed, crossed ones the generator could not drive", ct.Case, ct.P99Ms)}
+		title: fmt.Sprintf("%s: p99 (ms, log) against %s, one line per stack (its median run); the dashed line is the %g ms target; hollow points failed, crossed ones the generator could not drive", ct.Case, x, ct.P99Ms)}
 }
 
 func medianRun(r summary.CapacityRow) int {

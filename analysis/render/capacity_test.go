@@ -40,3 +40,20 @@ func TestCapacityChartDrawnInChromium(t *testing.T) {
 		t.Errorf("chromium saw no capacity chart: %v", lines)
 	}
 }
+
+// A users ramp's chart: p99 against the users, a line per stack, its
+// points titled in users.
+func TestUsersChart(t *testing.T) {
+	page := string(HTML(summaryOf(t, synth.Users())))
+	if !strings.Contains(page, `<svg class="chart" id="capacity-users"`) {
+		t.Fatal("report.html has no users chart")
+	}
+	for _, want := range []string{"p99 (ms, log) against the users (log)", " users, p99 "} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "offered req/s") {
+		t.Error("a users chart or steps table speaks of an offered rate")
+	}
+}

@@ -87,7 +87,7 @@ func capacityCells(s *summary.Summary, stack string, i, run int) []string {
 			if slices.Contains(r.Failed, run) {
 				cell = "✗"
 			} else if v := r.PerRun[i]; v != nil {
-				cell = units.Rate(*v) + " req/s"
+				cell = units.Rate(*v) + " " + unitOf(&ct)
 			}
 			for _, d := range r.Deciding {
 				if d.Run == run {

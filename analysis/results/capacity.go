@@ -15,6 +15,7 @@ import (
 
 	"stacklab/analysis/ramp"
 	"stacklab/formats/hiccuplog"
+	"stacklab/formats/k6summary"
 	"stacklab/formats/latencyline"
 	"stacklab/formats/pauses"
 	"stacklab/formats/timeline"
@@ -57,8 +58,11 @@ type Target struct {
 type Step struct {
 	Target Target
 	// Lanes are the generator's reports, one per lane of the mix, "main"
-	// first; empty when Failed.
-	Lanes  []LaneReport
+	// first; empty when Failed, and in a users step.
+	Lanes []LaneReport
+	// Users is a users step's k6 summary (nil in a rate step, or when
+	// Failed).
+	Users  *k6summary.Step
 	Failed string
 	// Loadgen is the generator's CPU use over all lanes (they share its
 	// CPUs); nil when a lane's was not measured.
@@ -168,7 +172,7 @@ func (s *Step) Report(lane string) *vegeta.Report {
 
 // RampStep is the step as package ramp judges it.
 func (s *Step) RampStep() ramp.Step {
-	rs := ramp.Step{N: s.Target.Step, Rate: s.Target.Rate, DurationS: s.Target.DurationS, Reports: map[string]*vegeta.Report{}}
+	rs := ramp.Step{N: s.Target.Step, Rate: s.Target.Rate, DurationS: s.Target.DurationS, Reports: map[string]*vegeta.Report{}, Users: s.Users}
 	for _, l := range s.Lanes {
 		rs.Reports[l.Lane] = l.Report
 	}
@@ -267,31 +271,16 @@ func LoadSteps(dir string) ([]Step, error) {
 			out = append(out, s)
 			continue
 		}
-		if _, err := os.Stat(base + ".json"); errors.Is(err, fs.ErrNotExist) && i == len(nums)-1 {
+		users := exists(base + ".k6.json")
+		if _, err := os.Stat(base + ".json"); errors.Is(err, fs.ErrNotExist) && !users && i == len(nums)-1 {
 			break // stopped mid-step: no verdict
 		}
-		var sum Loadgen
-		known := true
-		for _, lane := range append([]string{"main"}, lanes[n]...) {
-			rep, err := vegeta.Read(laneFile(base, lane, ".json"))
-			if err != nil {
+		if users {
+			if err := s.readUsers(base); err != nil {
 				return nil, err
 			}
-			s.Lanes = append(s.Lanes, LaneReport{lane, rep})
-			lg := &Loadgen{}
-			if ok, err := optionalJSON("", laneFile(base, lane, ".loadgen.json"), lg); err != nil {
-				return nil, err
-			} else if !ok {
-				known = false
-			} else {
-				sum.CPUs, sum.CPUSeconds, sum.WindowS = lg.CPUs, sum.CPUSeconds+lg.CPUSeconds, max(sum.WindowS, lg.WindowS)
-			}
-		}
-		if known {
-			// The lanes ran at once on the same CPUs: saturated when
-			// together they used more than SaturatedShare of them.
-			sum.Saturated = sum.Share() > SaturatedShare
-			s.Loadgen = &sum
+		} else if err := s.readLanes(base, lanes[n]); err != nil {
+			return nil, err
 		}
 		if exists(base + ".cgroup.jsonl") {
 			s.TimelinePath = base + ".cgroup.jsonl"
@@ -334,12 +323,63 @@ func LoadSteps(dir string) ([]Step, error) {
 	return out, nil
 }
 
+// readLanes reads a rate step's vegeta reports, one a lane ("main" and
+// others), and the generator's CPU over all of them.
+func (s *Step) readLanes(base string, others []string) error {
+	var sum Loadgen
+	known := true
+	for _, lane := range append([]string{"main"}, others...) {
+		rep, err := vegeta.Read(laneFile(base, lane, ".json"))
+		if err != nil {
+			return err
+		}
+		s.Lanes = append(s.Lanes, LaneReport{lane, rep})
+		lg := &Loadgen{}
+		if ok, err := optionalJSON("", laneFile(base, lane, ".loadgen.json"), lg); err != nil {
+			return err
+		} else if !ok {
+			known = false
+		} else {
+			sum.CPUs, sum.CPUSeconds, sum.WindowS = lg.CPUs, sum.CPUSeconds+lg.CPUSeconds, max(sum.WindowS, lg.WindowS)
+		}
+	}
+	if known {
+		// The lanes ran at once on the same CPUs: saturated when
+		// together they used more than SaturatedShare of them.
+		sum.Saturated = sum.Share() > SaturatedShare
+		s.Loadgen = &sum
+	}
+	return nil
+}
+
+// readUsers reads a users step: k6's summary (step-NN.k6.json) and k6's
+// CPU over the step (step-NN.loadgen.json, when measured).
+func (s *Step) readUsers(base string) error {
+	u, err := k6summary.Read(base + ".k6.json")
+	if err != nil {
+		return err
+	}
+	s.Users = u
+	lg := &Loadgen{}
+	if ok, err := optionalJSON("", base+".loadgen.json", lg); err != nil {
+		return err
+	} else if ok {
+		lg.Saturated = lg.Share() > SaturatedShare
+		s.Loadgen = lg
+	}
+	return nil
+}
+
+// Measured says the bench measured the step (a rate step's lanes, or a
+// users step's summary).
+func (s *Step) Measured() bool { return len(s.Lanes) > 0 || s.Users != nil }
+
 // RampSteps turns measured steps into package ramp's, up to the first one
 // the bench could not measure (the ramp stopped there).
 func RampSteps(steps []Step) []ramp.Step {
 	var out []ramp.Step
 	for i := range steps {
-		if len(steps[i].Lanes) == 0 {
+		if !steps[i].Measured() {
 			break
 		}
 		out = append(out, steps[i].RampStep())

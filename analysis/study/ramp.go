@@ -43,7 +43,31 @@ type Ramp struct {
 	// but stopped for a moment, and came at the rate otherwise); 0, the
 	// default, measures none again.
 	StallRedos int
+	// Users makes the ramp count simulated users (the study's [[flow]]s,
+	// closed users with their think time) instead of an open-loop rate:
+	// Start and MaxRate are then user counts (ramp.max_users), and each
+	// step runs its users for LeadS before the StepS it measures.
+	Users        bool
+	LeadS, StepS float64
 }
+
+// Unit is what the ramp's steps count: "req/s", or "users".
+func (r *Ramp) Unit() string {
+	if r.Users {
+		return "users"
+	}
+	return "req/s"
+}
+
+// Defaults of a users ramp's own keys: a lead-in of a few think times (the
+// users start spread over their first think) and a step long enough for
+// its p99 to rest on hundreds of requests at the first user count.
+const (
+	DefaultUsersLeadS = 10
+	DefaultUsersStepS = 30
+	DefaultUsersStart = 10
+	DefaultMaxUsers   = 5000
+)
 
 // MixEntry is one request of a capacity case's mix, sent in proportion
 // to its weight.
@@ -76,6 +100,9 @@ type rampShape struct {
 	Hold       any `toml:"hold"`
 	Conns      any `toml:"connections"`
 	StallRedos any `toml:"stall_redos"`
+	MaxUsers   any `toml:"max_users"`
+	LeadS      any `toml:"lead_s"`
+	StepS      any `toml:"step_s"`
 }
 
 type mixShape struct {
@@ -94,25 +121,20 @@ type mixShape struct {
 // a closed loop are refused rather than silently ignored.
 func newRampCase(c *Case, cs caseShape, defErrors string) (*Case, error) {
 	bad := func(key, format string, a ...any) error { return &Error{Key: key, Msg: fmt.Sprintf(format, a...)} }
+	if cs.Users {
+		return newUsersCase(c, cs, defErrors)
+	}
 	if cs.Ramp == nil {
 		return nil, bad("ramp", "missing: a case with [[case.mix]] needs a [case.ramp] (an empty one takes the defaults)")
+	}
+	if cs.Ramp.MaxUsers != nil || cs.Ramp.LeadS != nil || cs.Ramp.StepS != nil {
+		return nil, bad("ramp", "max_users, lead_s and step_s are a users ramp's (users = true)")
 	}
 	if len(cs.Mix) == 0 {
 		return nil, bad("mix", "missing: a case with [case.ramp] needs at least one [[case.mix]] request")
 	}
-	for _, k := range []struct {
-		key string
-		set bool
-	}{
-		{"method", cs.Method != ""}, {"path", cs.Path != ""}, {"body", cs.Body != ""},
-		{"content_type", cs.ContentType != ""}, {"headers", len(cs.Headers) > 0},
-		{"connections", cs.Connections != nil}, {"rate", cs.Rate != nil}, {"fresh_db", cs.FreshDB},
-		{"rows", cs.Rows != ""}, {"upstream_delay_ms", cs.UpstreamDelayMs != 0}, {"ceiling", cs.Ceiling},
-		{"alone", cs.Alone != ""}, {"companion", cs.Companion != nil}, {"check", cs.Check != nil}, {"session", cs.Session != nil}, {"job_pace", cs.JobPace},
-	} {
-		if k.set {
-			return nil, bad(k.key, "not with [case.ramp]: a capacity case takes its requests and rates from [[case.mix]] and the ramp")
-		}
+	if key := singleKey(cs); key != "" {
+		return nil, bad(key, "not with [case.ramp]: a capacity case takes its requests and rates from [[case.mix]] and the ramp")
 	}
 	r, err := newRamp(cs.Ramp)
 	if err != nil {
@@ -167,6 +189,102 @@ func newRampCase(c *Case, cs caseShape, defErrors string) (*Case, error) {
 			}
 		}
 		c.Mix = append(c.Mix, m)
+	}
+	return c, nil
+}
+
+// singleKey names the first key of a one-request case that cs sets ("" when
+// none): a ramp takes its requests elsewhere.
+func singleKey(cs caseShape) string {
+	for _, k := range []struct {
+		key string
+		set bool
+	}{
+		{"method", cs.Method != ""}, {"path", cs.Path != ""}, {"body", cs.Body != ""},
+		{"content_type", cs.ContentType != ""}, {"headers", len(cs.Headers) > 0},
+		{"connections", cs.Connections != nil}, {"rate", cs.Rate != nil}, {"fresh_db", cs.FreshDB},
+		{"rows", cs.Rows != ""}, {"upstream_delay_ms", cs.UpstreamDelayMs != 0}, {"ceiling", cs.Ceiling},
+		{"alone", cs.Alone != ""}, {"companion", cs.Companion != nil}, {"check", cs.Check != nil}, {"session", cs.Session != nil}, {"job_pace", cs.JobPace},
+	} {
+		if k.set {
+			return k.key
+		}
+	}
+	return ""
+}
+
+// newUsersCase finishes a case with users = true: a ramp of simulated
+// users who walk the study's [[flow]]s (checked against the study once its
+// flows are read, checkRamps). Its [case.ramp] counts users: start and
+// max_users, with lead_s and step_s; the open loop's keys are refused.
+func newUsersCase(c *Case, cs caseShape, defErrors string) (*Case, error) {
+	bad := func(key, format string, a ...any) error { return &Error{Key: key, Msg: fmt.Sprintf(format, a...)} }
+	if len(cs.Mix) > 0 {
+		return nil, bad("mix", "not with users = true: simulated users send the study's [[flow]]s")
+	}
+	if key := singleKey(cs); key != "" {
+		return nil, bad(key, "not with users = true: simulated users send the study's [[flow]]s")
+	}
+	rs := cs.Ramp
+	if rs == nil {
+		rs = &rampShape{}
+	}
+	for _, k := range []struct {
+		key string
+		set bool
+	}{{"max_rate", rs.MaxRate != nil}, {"think_s", rs.ThinkS != nil}, {"hold", rs.Hold != nil}, {"connections", rs.Conns != nil}} {
+		if k.set {
+			return nil, bad("ramp."+k.key, "not with users = true: users think as their flows say, and the ramp counts them (start, max_users)")
+		}
+	}
+	shape := *rs
+	if shape.Start == nil {
+		shape.Start = int64(DefaultUsersStart)
+	}
+	shape.MaxRate = shape.MaxUsers
+	if shape.MaxRate == nil {
+		shape.MaxRate = int64(DefaultMaxUsers)
+	}
+	r, err := newRamp(&shape)
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			e.Key = strings.Replace(e.Key, "ramp.max_rate", "ramp.max_users", 1)
+			e.Msg = strings.ReplaceAll(e.Msg, "req/s", "users")
+		}
+		return nil, err
+	}
+	r.Users, r.ThinkS, r.Hold, r.Connections = true, 0, 0, 0
+	r.LeadS, r.StepS = DefaultUsersLeadS, DefaultUsersStepS
+	for _, f := range []struct {
+		key    string
+		v      any
+		dst    *float64
+		lo, hi float64
+	}{{"ramp.lead_s", rs.LeadS, &r.LeadS, 0, 600}, {"ramp.step_s", rs.StepS, &r.StepS, 5, 3600}} {
+		if f.v == nil {
+			continue
+		}
+		x, ok := number(f.v)
+		if !ok || x < f.lo || x > f.hi || math.IsNaN(x) {
+			return nil, bad(f.key, "want a number from %s to %s (seconds), got %v", formatNum(f.lo), formatNum(f.hi), f.v)
+		}
+		*f.dst = x
+	}
+	for _, x := range []float64{r.Start, r.MaxRate} {
+		if x != math.Trunc(x) || x > 100000 {
+			return nil, bad("ramp", "start and max_users want whole numbers of users up to 100000")
+		}
+	}
+	c.Ramp, c.Method, c.Path = r, "", ""
+	c.Errors = cs.Errors
+	if c.Errors == "" {
+		c.Errors = defErrors
+	}
+	if c.Errors != "gate" {
+		return nil, bad("errors", "%q: a users step fails on any failed request or check, so a users case takes gate only", c.Errors)
+	}
+	if len(cs.Status) > 0 {
+		return nil, bad("status", "not with users = true: each flow step says the answers it accepts")
 	}
 	return c, nil
 }
@@ -241,6 +359,14 @@ func (s *Study) checkRamps(path string) error {
 	for _, c := range s.Cases() {
 		if a := s.Case(c.Alone); a != nil && a.Ramp != nil {
 			return &Error{Path: path, Key: fmt.Sprintf("case %q: alone", c.Name), Msg: fmt.Sprintf("%q is a capacity ramp, not one request to read against", c.Alone)}
+		}
+	}
+	for _, c := range s.Cases() {
+		if c.Ramp != nil && c.Ramp.Users {
+			if len(s.Flows) == 0 {
+				return &Error{Path: path, Key: fmt.Sprintf("case %q: users", c.Name), Msg: "the study has no [[flow]] for its users to walk"}
+			}
+			c.Flows = s.Flows
 		}
 	}
 	if c := s.Case(s.SamplerCheck); c != nil && c.Ramp != nil {

@@ -126,3 +126,52 @@ func TestRampFaults(t *testing.T) {
 		})
 	}
 }
+
+func TestUsersCase(t *testing.T) {
+	flow := "[[flow]]\nname='browse'\n[[flow.step]]\npath='/page'\n"
+	s := parse(t, flow+"[[case]]\nname='users'\nusers=true\n[case.ramp]\nstart=20\nmax_users=400\nlead_s=5\nstep_s=20\np99_ms=50\n")
+	c := s.Case("users")
+	r := c.Ramp
+	if r == nil || !r.Users || r.Start != 20 || r.MaxRate != 400 || r.LeadS != 5 || r.StepS != 20 || r.P99Ms != 50 || r.Unit() != "users" || len(c.Flows) != 1 {
+		t.Fatalf("users case %+v", r)
+	}
+	if r.Hold != 0 || r.Connections != 0 || r.ThinkS != 0 {
+		t.Errorf("a users ramp keeps none of the open loop's keys: %+v", *r)
+	}
+	// Without [case.ramp]: the users defaults.
+	r = parse(t, flow+"[[case]]\nname='users'\nusers=true\n").Case("users").Ramp
+	if r.Start != DefaultUsersStart || r.MaxRate != DefaultMaxUsers || r.LeadS != DefaultUsersLeadS || r.StepS != DefaultUsersStepS || r.P99Ms != 100 {
+		t.Errorf("defaults %+v", *r)
+	}
+	if u := (&Ramp{}).Unit(); u != "req/s" {
+		t.Errorf("a rate ramp's unit %q", u)
+	}
+}
+
+func TestUsersFaults(t *testing.T) {
+	flow := "[[flow]]\nname='browse'\n[[flow.step]]\npath='/page'\n"
+	users := "[[case]]\nname='u'\nusers=true\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"no flows", users, `case "u": users: the study has no [[flow]] for its users to walk`},
+		{"a mix", flow + users + "[[case.mix]]\nname='m'\npath='/m'\nweight=1", `case "u": mix: not with users = true`},
+		{"a path", flow + users + "path='/x'", `case "u": path: not with users = true`},
+		{"max_rate", flow + users + "[case.ramp]\nmax_rate=100", `case "u": ramp.max_rate: not with users = true`},
+		{"think_s", flow + users + "[case.ramp]\nthink_s=1", `case "u": ramp.think_s: not with users = true`},
+		{"max below start", flow + users + "[case.ramp]\nstart=100\nmax_users=50", `case "u": ramp.max_users: 50 is below ramp.start (100)`},
+		{"start zero", flow + users + "[case.ramp]\nstart=0", `case "u": ramp.start: want a number from 1 to 1000000 (users), got 0`},
+		{"half a user", flow + users + "[case.ramp]\nstart=2.5", `case "u": ramp: start and max_users want whole numbers of users`},
+		{"step too short", flow + users + "[case.ramp]\nstep_s=1", `case "u": ramp.step_s: want a number from 5 to 3600 (seconds), got 1`},
+		{"status", flow + users + "status=[200]", `case "u": status: not with users = true`},
+		{"users keys on a rate ramp", "[[case]]\nname='c'\n[case.ramp]\nmax_users=5\n[[case.mix]]\nname='m'\npath='/m'\nweight=1", `case "c": ramp: max_users, lead_s and step_s are a users ramp's`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("study.toml", []byte(tc.text), nil)
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "study.toml") {
+				t.Errorf("error %q\nwant one line from study.toml containing %q", msg, tc.want)
+			}
+		})
+	}
+}

@@ -149,6 +149,9 @@ type Case struct {
 	// request mix whose rate the bench steps up until p99 passes a target.
 	Ramp *Ramp
 	Mix  []MixEntry
+	// Flows are a users case's flows (Ramp.Users): the study's, which its
+	// users walk.
+	Flows []*Flow
 }
 
 // Companion is a second load during the window (e.g. writers capped at a
@@ -435,6 +438,7 @@ type caseShape struct {
 	JobPace         bool            `toml:"job_pace"`
 	Ramp            *rampShape      `toml:"ramp"`
 	Mix             []mixShape      `toml:"mix"`
+	Users           bool            `toml:"users"`
 }
 
 type sessionShape struct {
@@ -698,7 +702,7 @@ func newCase(cs caseShape, defConns []int, defErrors string) (*Case, error) {
 	if !nameRe.MatchString(c.Name) {
 		return nil, bad("name", "%q: lower-case letters, digits and '-' only", c.Name)
 	}
-	if cs.Ramp != nil || len(cs.Mix) > 0 {
+	if cs.Ramp != nil || len(cs.Mix) > 0 || cs.Users {
 		return newRampCase(c, cs, defErrors)
 	}
 	if c.Method == "" {

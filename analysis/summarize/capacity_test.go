@@ -145,3 +145,30 @@ func TestRowLineOfACapacityRun(t *testing.T) {
 		t.Errorf("row line %q", line)
 	}
 }
+
+// A users ramp (studies/users.toml's users case) from a synthetic run: the
+// capacity in users, the req/s the users sent at it, the steps in users,
+// and report.html's chart of p99 against users.
+func TestUsersCapacityGolden(t *testing.T) {
+	s, md := capacitySummary(t, synth.Users())
+	from, to := strings.Index(md, "## capacity: users"), strings.Index(md, "## resources")
+	if from < 0 || to < from {
+		t.Fatalf("summary.md has no users capacity section before resources:\n%s", md)
+	}
+	golden.Check(t, "testdata/golden/users-capacity.md", []byte(md[from:to]))
+	ct := s.Capacity[0]
+	if ct.Unit != "users" || ct.StepS != 30 || ct.LeadInS != 10 {
+		t.Errorf("table %+v", ct)
+	}
+	goRow := ct.Rows[0]
+	// go-nethttp's capacity is near 3,000 users; a user sends a request
+	// every 3 s, so about 1,000 req/s at it.
+	if goRow.Users.N != 3 || goRow.Users.Median < 2500 || goRow.Users.Median > 3200 || goRow.ReqPerSec.Median < 800 || goRow.ReqPerSec.Median > 1100 {
+		t.Errorf("go-nethttp: users %+v, req/s %+v", goRow.Users, goRow.ReqPerSec)
+	}
+	for _, want := range []string{"| capacity users |", "| req/s at capacity |", "Capacity in users:"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary.md lacks %q", want)
+		}
+	}
+}

@@ -32,6 +32,13 @@ type CapacityTable struct {
 	// LeadInS: every step's attack ran this long at its rate before its
 	// window (0 when a step had none).
 	LeadInS float64 `json:"lead_in_s,omitempty"`
+	// Unit is "users" for a ramp of simulated users (study.Ramp.Users):
+	// its capacity is a user count, each step's load its users, Users the
+	// capacity and ReqPerSec what the users sent at it; "" for a rate.
+	Unit string `json:"unit,omitempty"`
+	// StepS is a users step's measured span (its lead-in before it is
+	// LeadInS); 0 for a rate ramp.
+	StepS float64 `json:"step_s,omitempty"`
 }
 
 // CapacityLane is a lane of the mix that has its own p99 target.
@@ -48,10 +55,13 @@ type CapacityRow struct {
 	// trimmed: every measured step of the row started on the seeded rows
 	// (CapacityTable.Trimmed), and there was one
 	trimmed bool
-	// ReqPerSec is the capacity; PerRun holds each run's (null: refused).
+	// ReqPerSec is the capacity; PerRun holds each run's (null: refused),
+	// in the table's unit (users, in a users ramp, whose ReqPerSec is what
+	// the users sent at their capacity).
 	ReqPerSec stat.Range `json:"capacity_req_per_sec"`
 	PerRun    []*float64 `json:"capacity_per_run"`
-	// Users is req/s × (think time + mean response time at capacity).
+	// Users is req/s × (think time + mean response time at capacity); in a
+	// users ramp, the capacity itself.
 	Users     stat.Range `json:"users"`
 	P99Ms     stat.Range `json:"p99_ms_at_capacity"`
 	P99PerRun []*float64 `json:"p99_ms_at_capacity_per_run"`
@@ -167,6 +177,9 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 			continue
 		}
 		t := CapacityTable{Case: c.Name, P99Ms: c.Ramp.P99Ms, ThinkS: c.Ramp.ThinkS, StallRedos: c.Ramp.StallRedos}
+		if c.Ramp.Users {
+			t.Unit, t.StepS, t.LeadInS = "users", c.Ramp.StepS, c.Ramp.LeadS
+		}
 		for _, l := range c.Lanes()[1:] {
 			t.Lanes = append(t.Lanes, CapacityLane{l.Name, l.Share, l.TargetMs(c.Ramp)})
 		}
@@ -187,7 +200,7 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 				}
 			}
 		}
-		if leads > 0 && lead > 0 {
+		if leads > 0 && lead > 0 && !c.Ramp.Users {
 			t.LeadInS = lead
 		}
 		out = append(out, t)
@@ -257,7 +270,12 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 				s.Explained = true
 			}
 			if v := cp.State.Verdicts[i]; v.Kind != ramp.Pass && (ws.LatencyPath != "" || len(ws.Hiccups) > 0) {
-				e, err := explainStep(f, r.N, stack, c.Name, ws, v, overloadWords(row.Steps[len(row.Steps)-i-1:], cp.State.Verdicts[:i+1]))
+				overload := ""
+				if !c.Ramp.Users {
+					// CPU per request from the step's rate: an open loop's only
+					overload = overloadWords(row.Steps[len(row.Steps)-i-1:], cp.State.Verdicts[:i+1])
+				}
+				e, err := explainStep(f, r.N, stack, c.Name, ws, v, overload)
 				if err != nil {
 					return row, err
 				}
@@ -280,9 +298,14 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 			row.Unconverged = append(row.Unconverged, RunNote{r.N, w})
 		}
 		at := steps[cp.Step]
-		caps = append(caps, cp.Rate)
 		row.PerRun[len(row.PerRun)-1] = ptr(cp.Rate)
-		users = append(users, cp.Rate*(c.Ramp.ThinkS+at.MeanMs()/1000))
+		if c.Ramp.Users {
+			// the capacity is the user count; its req/s what they sent
+			users, caps = append(users, cp.Rate), append(caps, float64(at.Sent())/at.DurationS)
+		} else {
+			caps = append(caps, cp.Rate)
+			users = append(users, cp.Rate*(c.Ramp.ThinkS+at.MeanMs()/1000))
+		}
 		p99 = append(p99, at.P99Ms(c))
 		row.P99PerRun[len(row.P99PerRun)-1] = ptr(at.P99Ms(c))
 		if at := row.Steps[len(row.Steps)-len(steps)+cp.Step]; at.AppCPUs != nil {
@@ -304,7 +327,7 @@ func unconverged(c *study.Case, steps []ramp.Step) string {
 	if !open {
 		return ""
 	}
-	return fmt.Sprintf("its %d steps (the study's max_steps) ran out with the search still open: it would have measured %s req/s next", len(steps), units.Rate(next.Rate))
+	return fmt.Sprintf("its %d steps (the study's max_steps) ran out with the search still open: it would have measured %s %s next", len(steps), units.Rate(next.Rate), c.Ramp.Unit())
 }
 
 // cpuUse is the cgroup's CPU use over a timeline, in CPUs.

@@ -532,14 +532,18 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	if err != nil {
 		return e, err
 	}
-	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f), openLoop: true, pauses: st.Pauses}
+	ev := evidence{hiccups: st.Hiccups, samples: ts, cpuLimit: appCPULimit(f), openLoop: st.Users == nil, pauses: st.Pauses}
 	if f.Manifest != nil {
 		ev.dirtyRatio, ev.dirtyBytes = f.Manifest.Host.Fingerprint.VM.DirtyRatio, f.Manifest.Host.Fingerprint.VM.DirtyBytes
 	}
 	if st.Loadgen != nil {
 		ev.genShare, ev.genSat = st.Loadgen.Share(), st.Loadgen.Saturated
 	}
-	what := fmt.Sprintf("failed at %s req/s (%s)", units.Rate(st.Target.Rate), v.Reason)
+	unit := "req/s"
+	if st.Users != nil {
+		unit = "users"
+	}
+	what := fmt.Sprintf("failed at %s %s (%s)", units.Rate(st.Target.Rate), unit, v.Reason)
 	var sp span
 	if st.LatencyPath != "" {
 		if st.LatencyErr != nil {

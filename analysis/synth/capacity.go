@@ -10,6 +10,7 @@ import (
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
+	"stacklab/formats/k6summary"
 	"stacklab/formats/timeline"
 	"stacklab/formats/vegeta"
 )
@@ -30,9 +31,91 @@ func CapacityCapped() Spec {
 	return sp
 }
 
+// Users is a users-study spec: three runs of two stacks whose p99 stays
+// under the target up to their capacity in users (Rate), behind a k6 that
+// runs any number of users (GeneratorMax: the most it runs).
+func Users() Spec {
+	return Spec{Study: "users", Stacks: []string{"go-nethttp", "python-fastapi"}, Runs: 3,
+		Rate: map[string]float64{"go-nethttp": 3000, "python-fastapi": 700}, Timelines: true, Host: LocalHost()}
+}
+
+// writeUsersRamp runs a users ramp as the bench does and writes each
+// step's files: the target, k6's summary of the step and its CPU.
+func writeUsersRamp(dir string, c *study.Case, capacity float64, sp Spec, run int) error {
+	genMax := sp.GeneratorMax
+	if genMax == 0 {
+		genMax = math.Inf(1)
+	}
+	capacity *= 1 + 0.03*float64((run*5)%3-1)
+	secs := c.Ramp.StepS
+	var steps []ramp.Step
+	for n := 1; ; n++ {
+		next := ramp.Decide(c, steps)
+		if next.Stop {
+			return nil
+		}
+		base := filepath.Join(dir, fmt.Sprintf("step-%02d", n))
+		if err := writeJSON(base+".target.json", results.Target{Step: n, Rate: next.Rate, DurationS: secs}); err != nil {
+			return err
+		}
+		load := next.Rate / capacity
+		p99 := 4 / math.Max(0.02, 1-load*0.9)
+		if load > 1 {
+			p99 = 300 * load
+		}
+		// a user sends about one request every 3 s of thinking
+		reqs := int64(next.Rate * secs / 3)
+		vus := math.Min(next.Rate, genMax)
+		if err := writeJSON(base+".k6.json", K6Summary(reqs, p99, int(vus), secs)); err != nil {
+			return err
+		}
+		u, err := k6summary.Read(base + ".k6.json")
+		if err != nil {
+			return err
+		}
+		share := math.Min(0.95, next.Rate/20000)
+		lg := results.Loadgen{CPUs: "1", CPUSeconds: share * secs, WindowS: secs}
+		if err := writeJSON(base+".loadgen.json", lg); err != nil {
+			return err
+		}
+		steps = append(steps, ramp.Step{N: n, Rate: next.Rate, DurationS: secs, Users: u, LoadgenKnown: true, GeneratorShare: share})
+		if sp.Timelines {
+			if err := writeQuotaTimeline(base+".cgroup.jsonl", int(secs), math.Min(1, load), 0, sp.Quota); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// K6Summary is the shape of k6's end-of-test data object for a users step
+// whose measured span sent reqs requests, all answered and checked well,
+// with a p99 of p99 ms.
+func K6Summary(reqs int64, p99 float64, vus int, secs float64) map[string]any {
+	m := func(typ string, values map[string]any) map[string]any {
+		return map[string]any{"type": typ, "contains": "default", "values": values}
+	}
+	return map[string]any{
+		"root_group": map[string]any{"name": "", "path": "", "id": "d41d8cd98f00b204e9800998ecf8427e", "groups": []any{}, "checks": []any{}},
+		"options":    map[string]any{"summaryTrendStats": k6summary.TrendStats, "summaryTimeUnit": "", "noColor": true},
+		"state":      map[string]any{"isStdOutTTY": false, "isStdErrTTY": false, "testRunDurationMs": (secs + 16) * 1000},
+		"metrics": map[string]any{
+			k6summary.Measured(k6summary.Reqs):   m("counter", map[string]any{"count": reqs, "rate": float64(reqs) / (secs + 16)}),
+			k6summary.Measured(k6summary.Failed): m("rate", map[string]any{"rate": 0, "passes": 0, "fails": reqs}),
+			k6summary.Measured(k6summary.Checks): m("rate", map[string]any{"rate": 1, "passes": 2 * reqs, "fails": 0}),
+			k6summary.Measured(k6summary.Duration): map[string]any{"type": "trend", "contains": "time", "values": map[string]any{
+				"avg": p99 / 3, "min": p99 / 20, "med": p99 / 4, "max": p99 * 1.4, "p(90)": p99 / 2, "p(99)": p99, "count": reqs}},
+			"vus_max":    m("gauge", map[string]any{"value": vus, "min": vus, "max": vus}),
+			"iterations": m("counter", map[string]any{"count": reqs / 2, "rate": float64(reqs) / 2 / (secs + 16)}),
+		},
+	}
+}
+
 // writeRamp runs a ramp as the bench does, through package ramp, and
 // writes each step's files (results/capacity.go) into dir.
 func writeRamp(dir string, c *study.Case, capacity float64, sp Spec, run int) error {
+	if c.Ramp.Users {
+		return writeUsersRamp(dir, c, capacity, sp, run)
+	}
 	genMax := sp.GeneratorMax
 	if genMax == 0 {
 		genMax = math.Inf(1)

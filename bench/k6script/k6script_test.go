@@ -29,6 +29,35 @@ func TestUsersStudyRamping(t *testing.T) {
 	golden.Check(t, "testdata/users-ramping.golden", got)
 }
 
+// One step of a users ramp: 40 users for a 10 s lead-in, 30 s measured and
+// a tail of the 5 s timeout and a second; each request tagged with its
+// phase, the measured submetrics summarized, k6's data handed to the file
+// $LAB_K6_SUMMARY names.
+func TestUsersStep(t *testing.T) {
+	got, err := Write(flows(t, "../../studies/users.toml"), Options{Study: "users", URL: "http://127.0.0.1:8080",
+		VUs: 40, LeadS: 10, MeasureS: 30, TimeoutS: 5, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "testdata/users-step.golden", got)
+	for _, want := range []string{`duration: "46s",`, "gracefulStop: '0s',", `"http_req_duration{phase:measure}": ["max>=0"],`,
+		"const LEAD_MS = 10000;", "const END_MS = 40000;", "export function handleSummary(data)"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the step's script lacks %q", want)
+		}
+	}
+	for _, bad := range []Options{
+		{URL: "http://127.0.0.1:8080", VUs: 40, LeadS: 10, MeasureS: 0.5},
+		{URL: "http://127.0.0.1:8080", VUs: 40, LeadS: -1, MeasureS: 30},
+		{URL: "http://127.0.0.1:8080", VUs: 40, LeadS: 10, MeasureS: 30, Duration: time.Minute},
+		{URL: "http://127.0.0.1:8080", LeadS: 10, MeasureS: 30},
+	} {
+		if _, err := Write(flows(t, "../../studies/users.toml"), bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
 // Constant users, a constant think time, a captured id sent in a path
 // and a JSON body, and a header that carries a value.
 func TestCapturesConstant(t *testing.T) {

@@ -6,6 +6,10 @@ package main
 //	plan k6 STUDY --url BASE (--vus N --duration D | --stages D:N,D:N... [--start-vus N]) [--seed N] [--timeout-s S]
 //	    the script on stdout: constant-vus with --vus and --duration,
 //	    ramping-vus with --stages (each DURATION:USERS, e.g. 30s:10,1m:10)
+//	plan k6 STUDY --url BASE --case NAME --vus N [--seed N]
+//	    one step of users case NAME's ramp with N users: its lead-in, its
+//	    measured span and a tail, each request tagged with its phase, k6's
+//	    summary written to the file $LAB_K6_SUMMARY names (bench/k6script)
 
 import (
 	"flag"
@@ -28,6 +32,7 @@ func k6Script(path string, args []string, out io.Writer) error {
 	start := fl.Int("start-vus", 0, "users at the start, for ramping-vus")
 	seed := fl.Uint("seed", 1, "the users' random seed")
 	timeout := fl.Float64("timeout-s", 0, "each request's timeout in seconds (0: k6's own)")
+	caseName := fl.String("case", "", "a users case: the script of one of its steps")
 	if err := parseFlags("k6", args, fl); err != nil {
 		return err
 	}
@@ -49,6 +54,16 @@ func k6Script(path string, args []string, out io.Writer) error {
 		return &study.Error{Path: path, Key: "flow", Msg: "no [[flow]]: the script is the study's flows"}
 	}
 	o.Study = s.Name
+	if *caseName != "" {
+		c := s.Case(*caseName)
+		if c == nil || c.Ramp == nil || !c.Ramp.Users {
+			return &usageError{fmt.Sprintf("--case %q: the study has no users case of that name", *caseName)}
+		}
+		if *timeout != 0 {
+			return &usageError{"--timeout-s: a users step takes its case's ramp.timeout_s"}
+		}
+		o.LeadS, o.MeasureS, o.TimeoutS = c.Ramp.LeadS, c.Ramp.StepS, c.Ramp.TimeoutS
+	}
 	b, err := k6script.Write(s.Flows, o)
 	if err != nil {
 		return &usageError{err.Error()}

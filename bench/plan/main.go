@@ -176,8 +176,7 @@ func describe(path string, args []string, out io.Writer) error {
 		return err
 	}
 	if len(s.Cases()) == 0 && len(s.Flows) > 0 {
-		// plan k6 writes their script; a users ramp that runs it is not built.
-		return &study.Error{Path: path, Key: "flow", Msg: "a study of flows alone has nothing the bench runs yet: its users ramp is not built (plan k6 writes the script)"}
+		return &study.Error{Path: path, Key: "flow", Msg: "a study of flows alone has no case that runs them: add a [[case]] with users = true (studies/README.md, \"A users case\")"}
 	}
 	dirs := []string{filepath.Join(*root, "stacks")}
 	if s.StacksDir != "" {
@@ -430,6 +429,9 @@ func window(path string, args []string, out io.Writer) error {
 	}
 	if c.Ramp != nil {
 		fmt.Fprintf(out, "ramp_steps %d\n", ramp.Expected(c.Ramp))
+	}
+	if c.Ramp != nil && c.Ramp.Users {
+		fmt.Fprintln(out, "users 1")
 	}
 	// warm: does the window get a warm-up of its own (WarmBefore)
 	f := WindowFacts{Ramp: c.Ramp != nil}

@@ -183,11 +183,15 @@ func TestDescribeSize(t *testing.T) {
 }
 
 // A study of flows alone is refused in one line before a bench writes
-// anything: the users ramp that would run its script is not built.
+// anything: without a users case nothing runs its flows.
 func TestFlowsAloneAreRefused(t *testing.T) {
-	code, _, errs := runPlan("describe", "../../studies/users.toml", "--lab-root", "../..")
-	if code != 2 || !strings.Contains(errs, "users ramp is not built") || strings.Count(errs, "\n") != 1 {
-		t.Errorf("users: exit %d, %q", code, errs)
+	path := filepath.Join(t.TempDir(), "flows.toml")
+	if err := os.WriteFile(path, []byte("[[flow]]\nname = \"f\"\n[[flow.step]]\npath = \"/up\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runPlan("describe", path, "--lab-root", "../..")
+	if code != 2 || !strings.Contains(errs, "flows.toml: flow: a study of flows alone has no case that runs them") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("flows alone: exit %d, %q", code, errs)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
+	"stacklab/bench/k6script"
 )
 
 // The capacity subcommands: the bench runs a ramp one step at a time and
@@ -26,7 +27,9 @@ import (
 //	    "restart WHY" instead when it needs a fresh app: the last step lost
 //	    requests; "trim yes" when the bench deletes the rows written since
 //	    the seed before the step's warm-up and before its window),
-//	    or "stop REASON" (then "capacity R" or "refused WHY")
+//	    or "stop REASON" (then "capacity R UNIT" or "refused WHY"); a users
+//	    ramp's step adds "users N", "measure_s S" (the span it is read
+//	    from) and "step_s S" (its whole length)
 //	plan targets STUDY ID --lane NAME --url BASE
 //	    one lane of the window's request mix (study.Lane) as vegeta JSON
 //	    targets, one a line
@@ -68,7 +71,7 @@ func rampNext(path string, args []string, out io.Writer) error {
 		}
 	}
 	for _, s := range steps {
-		if len(s.Lanes) == 0 {
+		if !s.Measured() {
 			fmt.Fprintf(out, "stop step %d was not measured: %s\nrefused the ramp stopped at an unmeasured step\n", s.Target.Step, s.Failed)
 			return nil
 		}
@@ -77,6 +80,11 @@ func rampNext(path string, args []string, out io.Writer) error {
 	next := ramp.Decide(c, rs)
 	if !next.Stop {
 		fmt.Fprintf(out, "step %d\nrate %s\nmax_steps %d\n", len(rs)+1, strconv.FormatFloat(next.Rate, 'f', -1, 64), c.Ramp.MaxSteps)
+		if c.Ramp.Users {
+			// the users' count, and how long the whole step runs
+			fmt.Fprintf(out, "users %s\nmeasure_s %s\nstep_s %s\n", strconv.FormatFloat(next.Rate, 'f', -1, 64), strconv.FormatFloat(c.Ramp.StepS, 'f', -1, 64),
+				strconv.FormatFloat(c.Ramp.LeadS+c.Ramp.StepS+k6script.TailS(c.Ramp.TimeoutS), 'f', -1, 64))
+		}
 		if next.Why != "" {
 			fmt.Fprintf(out, "why %s\n", next.Why)
 		}
@@ -94,7 +102,7 @@ func rampNext(path string, args []string, out io.Writer) error {
 	if cp := ramp.Of(c, rs); cp.Refused != "" {
 		fmt.Fprintf(out, "refused %s\n", cp.Refused)
 	} else {
-		fmt.Fprintf(out, "capacity %s\n", strconv.FormatFloat(cp.Rate, 'f', -1, 64))
+		fmt.Fprintf(out, "capacity %s %s\n", strconv.FormatFloat(cp.Rate, 'f', -1, 64), c.Ramp.Unit())
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# A capacity case's window: a ramp of open-loop steps driven by vegeta.
-# Every decision (the next rate, when to stop, pass or fail) is analysis/
+# A capacity case's window: a ramp of open-loop steps driven by vegeta, or
+# of simulated users' steps driven by k6 (a users case). Every decision (the next rate, when to stop, pass or fail) is analysis/
 # plan's (package ramp), asked once per step; this file only runs what it
 # is told and keeps the raw files: raw/run-N/<row>/<case>/step-NN.*.
 
@@ -12,6 +12,7 @@ plan_capacity() {
   local key lane
   WIN_LANES[$1]=""
   while read -r key lane; do
+    [[ "$key" != users ]] || k6_check
     [[ "$key" == lane ]] || continue
     WIN_LANES[$1]+="$lane "
     lab_tool plan targets "$STUDY_FILE" "$1" --lane "$lane" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT" >"$WORK/plan/$1.$lane.targets"
@@ -27,6 +28,16 @@ vegeta_check() {
 }
 
 vegeta_version() { vegeta -version 2>/dev/null | awk '/^Version:/ {print $2}'; }
+
+# k6_check: the pinned k6 is on PATH (a users ramp needs it), and the
+# generator runs on this machine
+k6_check() {
+  local have
+  command -v k6 >/dev/null || die "bench: k6 is not on PATH: run 'scripts/bootstrap --with-k6' (it builds the pinned k6)"
+  have=$(k6 version 2>/dev/null | awk '{print $2; exit}')
+  [[ "$have" == "v$(pinned k6)" ]] || die "bench: k6 $have is on PATH but the lab pins v$(pinned k6) (versions.json)"
+  [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || die "bench: a users ramp runs k6 on this machine; the host profile gives the generator an engine"
+}
 
 # lane_file BASE LANE: a lane's report of a step (BASE.json for main)
 lane_file() {
@@ -109,9 +120,10 @@ vegeta_step() {
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
   local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool restart trim warm
+  local users measure span after
   mkdir -p "$sdir"
   while true; do
-    step="" rate="" why="" cool="" restart="" trim="" warm=$WARMUP
+    step="" rate="" why="" cool="" restart="" trim="" warm=$WARMUP users="" span=$((WARMUP + ${LEAD_IN_S:-0} + DURATION))
     while read -r key value; do
       case "$key" in
         step) step=$value ;;
@@ -122,13 +134,19 @@ run_ramp() {
         restart) restart=$value ;;
         trim) trim=$value ;;
         stop) stop=$value ;;
-        capacity) verdict="capacity $value req/s" ;;
+        users) users=$value ;;
+        measure_s) measure=$value ;;
+        step_s) span=$value ;;
+        capacity) verdict="capacity $value" ;;
         refused) verdict="no capacity: $value" ;;
       esac
     done < <(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")
     [[ -z "$stop" ]] || break
     [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
-    note "bench: run $run · $row $w step $step (of at most $most, $((WARMUP + ${LEAD_IN_S:-0} + DURATION)) s each): $rate req/s${why:+ ($why)}"
+    note "bench: run $run · $row $w step $step (of at most $most, $span s each): ${users:-$rate} ${users:+users}${users:-req/s}${why:+ ($why)}"
+    # what ramp_restart writes of the step after a restart
+    after="then warmed up ${WARMUP_MAX_S} s at the step's rate"
+    [[ -z "$users" ]] || after="then the step's own lead-in"
     if [[ -n "$restart" ]]; then
       ramp_restart "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" "$restart" || return 0
       warm=$WARMUP_MAX_S
@@ -136,7 +154,11 @@ run_ramp() {
       ramp_cooldown "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" || return 0
       [[ ! -e "$sdir/$(printf 'step-%02d' "$step").restart" ]] || warm=$WARMUP_MAX_S
     fi
-    ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" "$warm" "$trim" || return 0
+    if [[ -n "$users" ]]; then
+      users_step "$run" "$row" "$w" "$sdir" "$step" "$users" "$measure" "$trim" || return 0
+    else
+      ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" "$warm" "$trim" || return 0
+    fi
   done
   note "bench: run $run · $row $w: stopped ($stop); $verdict"
 }
@@ -177,7 +199,7 @@ ramp_cooldown() {
 # why; the step after it warms up for WARMUP_MAX_S, as after a boot.
 ramp_restart() {
   note "bench: run $1 · $2: restarting the app before the next step: $4"
-  echo "restarted: $4; then warmed up ${WARMUP_MAX_S} s at the step's rate" >"$3.restart"
+  echo "restarted: $4; ${after:-then warmed up ${WARMUP_MAX_S} s at the step's rate}" >"$3.restart"
   stack_stop "$CONTAINER" >/dev/null 2>&1 || true
   if ! session_start "$1" "$2"; then
     fail_cases "$1" "$2" "did not come back after a restart before a step" "${WINDOWS[@]}"
@@ -232,14 +254,48 @@ ramp_step() {
   vegeta_step "$base" "$w" "$rate" "$DURATION" "${LEAD_IN_S:-0}" || rc=$?
   runtime_pauses "$row" "$since" "$base.pauses.jsonl"
   upstream_lateness "$base" "$from_ns"
+  step_end "$rc" "$run" "$row" "$w" "$base" "$n" "$rate req/s" vegeta "$(basename "$base").*.stderr"
+}
+
+# step_end RC RUN ROW WINDOW BASE N LOAD TOOL FILES: a step's outcome:
+# false, with BASE.error and the window failed, when the container exited
+# during the step or TOOL, its generator, failed (RC; FILES say why)
+step_end() {
   if ! container_running "$CONTAINER"; then
-    echo "the container exited during the step" >"$base.error"
-    fail_cases "$run" "$row" "the container exited during step $n ($rate req/s)" "$w"
+    echo "the container exited during the step" >"$5.error"
+    fail_cases "$2" "$3" "the container exited during step $6 ($7)" "$4"
     return 1
-  elif ((rc != 0)); then
-    echo "vegeta failed (see $(basename "$base").*.stderr)" >"$base.error"
-    fail_cases "$run" "$row" "vegeta failed at step $n (see $(basename "$base").*.stderr)" "$w"
+  elif (($1 != 0)); then
+    echo "$8 failed (see $9)" >"$5.error"
+    fail_cases "$2" "$3" "$8 failed at step $6 (see $9)" "$4"
     return 1
   fi
-  return 0
+}
+
+# users_step RUN ROW WINDOW SDIR N USERS MEASURE [TRIM]: one step of a
+# users ramp: k6 runs the study's flows with USERS users on the generator's
+# CPUs (its script from plan k6: a lead-in, the MEASURE s read, a tail),
+# the cgroup sampler and the hiccup meters over all of it; k6's summary is
+# BASE.k6.json, its CPU BASE.loadgen.json. False when the ramp cannot go on.
+users_step() {
+  local run=$1 row=$2 w=$3 sdir=$4 n=$5 users=$6 measure=$7 trim=${8:-} base rc=0 since
+  base="$sdir/$(printf 'step-%02d' "$n")"
+  ports_settle
+  lab_tool plan k6 "$STUDY_FILE" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT" --case "$w" --vus "$users" --seed "$run" >"$WORK/users.js"
+  lab_tool record step "$base.target.json" --step "$n" --rate "$users" --duration "$measure" --lead-in 0
+  [[ "$trim" != yes ]] || ramp_trim "$row" "$base" "before the step"
+  since=$(date -u +%FT%T.%NZ)
+  sampler_start "$base.cgroup.jsonl"
+  hiccup_start "$base"
+  (
+    TIMEFORMAT='%3U %3S %3R'
+    time LAB_K6_SUMMARY="$base.k6.json" K6_NO_USAGE_REPORT=true taskset -c "$LOADGEN_CPUS" \
+      k6 run --quiet --no-color "$WORK/users.js" >/dev/null 2>"$base.json.stderr"
+  ) 2>"$base.json.time" || rc=$?
+  hiccup_stop
+  sampler_stop
+  window_record "$base.json" || rc=1
+  [[ -s "$base.k6.json" ]] || rc=1
+  runtime_pauses "$row" "$since" "$base.pauses.jsonl"
+  step_end "$rc" "$run" "$row" "$w" "$base" "$n" "$users users" k6 "$(basename "$base").json.stderr"
 }
