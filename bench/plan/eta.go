@@ -77,6 +77,9 @@ type Schedule struct {
 type WindowFacts struct {
 	FreshDB, Ceiling, Ramp bool
 	RampSteps              int
+	// UsersStepMs is a users ramp's step: its lead-in, measured span and
+	// tail (0 for a rate ramp, whose step is a warm-up and a window).
+	UsersStepMs int64
 }
 
 // WarmBefore says whether a window gets a warm-up of its own: every
@@ -158,7 +161,11 @@ func Plan(s Schedule) *ETA {
 			if steps == 0 {
 				steps = guessRampSteps
 			}
-			all += int64(steps) * (warm + win + guessRampStepOver)
+			step := warm + win
+			if w.UsersStepMs > 0 {
+				step = w.UsersStepMs
+			}
+			all += int64(steps) * (step + guessRampStepOver)
 		} else {
 			all += win
 		}

@@ -74,6 +74,7 @@ import (
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/stackenv"
 	"stacklab/analysis/study"
+	"stacklab/bench/k6script"
 	"stacklab/bench/websession"
 )
 
@@ -339,6 +340,9 @@ func etaStart(path string, args []string, out io.Writer) error {
 		f := WindowFacts{FreshDB: w.Case.FreshDB, Ceiling: w.Case.Ceiling, Ramp: w.Case.Ramp != nil}
 		if f.Ramp {
 			f.RampSteps = ramp.Expected(w.Case.Ramp)
+		}
+		if r := w.Case.Ramp; r != nil && r.Users {
+			f.UsersStepMs = int64((r.LeadS + r.StepS + k6script.TailS(r.TimeoutS)) * 1000)
 		}
 		sc.Windows = append(sc.Windows, f)
 	}

@@ -120,7 +120,7 @@ vegeta_step() {
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
   local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool restart trim warm
-  local users measure span after
+  local users measure span unit after
   mkdir -p "$sdir"
   while true; do
     step="" rate="" why="" cool="" restart="" trim="" warm=$WARMUP users="" span=$((WARMUP + ${LEAD_IN_S:-0} + DURATION))
@@ -143,10 +143,10 @@ run_ramp() {
     done < <(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")
     [[ -z "$stop" ]] || break
     [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
-    note "bench: run $run · $row $w step $step (of at most $most, $span s each): ${users:-$rate} ${users:+users}${users:-req/s}${why:+ ($why)}"
-    # what ramp_restart writes of the step after a restart
-    after="then warmed up ${WARMUP_MAX_S} s at the step's rate"
-    [[ -z "$users" ]] || after="then the step's own lead-in"
+    # what a step counts, and what ramp_restart writes of the step after a restart
+    unit="req/s" after="then warmed up ${WARMUP_MAX_S} s at the step's rate"
+    [[ -z "$users" ]] || unit="users" after="then the step's own lead-in"
+    note "bench: run $run · $row $w step $step (of at most $most, $span s each): $rate $unit${why:+ ($why)}"
     if [[ -n "$restart" ]]; then
       ramp_restart "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" "$restart" || return 0
       warm=$WARMUP_MAX_S
