@@ -1,6 +1,7 @@
 package study
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -286,7 +287,50 @@ func newUsersCase(c *Case, cs caseShape, defErrors string) (*Case, error) {
 	if len(cs.Status) > 0 {
 		return nil, bad("status", "not with users = true: each flow step says the answers it accepts")
 	}
+	switch cs.Flows {
+	case "", FlowsStudy:
+		c.FlowsFrom = FlowsStudy
+	case FlowsRoutes:
+		c.FlowsFrom = FlowsRoutes
+	default:
+		return nil, bad("flows", "%q: want %q (the study's [[flow]]s) or %q (one flow a GET case of the study)", cs.Flows, FlowsStudy, FlowsRoutes)
+	}
 	return c, nil
+}
+
+// A users case's flows: the study's [[flow]]s, or one a route.
+const (
+	FlowsStudy  = "study"
+	FlowsRoutes = "routes"
+)
+
+// RouteFlows writes one flow a GET case of the study (its routes, as a
+// user's own app lists them): the case's request as the flow's one step,
+// held to the case's status and its check's body text, each flow of the
+// same weight and the default think time. Ramp cases are not routes, nor
+// are signed-in ones (a flow signs in with a sign_in step of its own).
+func (s *Study) RouteFlows() ([]*Flow, error) {
+	var out []*Flow
+	for _, c := range s.Cases() {
+		if c.Ramp != nil || c.Method != "GET" || c.Session != nil {
+			continue
+		}
+		st := Step{Name: c.Name, Method: c.Method, Path: c.Path, Headers: c.Headers, Status: c.Status}
+		if c.Check != nil {
+			st.Contains = c.Check.BodyContains
+			if c.Check.Status != 0 {
+				st.Status = []int{c.Check.Status}
+			}
+		}
+		if len(st.Uses()) > 0 {
+			return nil, fmt.Errorf("case %q: its path or a header holds {...}, which a flow's step reads as a value to send", c.Name)
+		}
+		out = append(out, &Flow{Name: c.Name, Weight: 1, Think: Think{MeanS: DefaultThinkS, Distribution: ThinkExponential}, Steps: []Step{st}})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the study has no GET case for its users to walk")
+	}
+	return out, nil
 }
 
 func newRamp(rs *rampShape) (*Ramp, error) {
@@ -362,12 +406,21 @@ func (s *Study) checkRamps(path string) error {
 		}
 	}
 	for _, c := range s.Cases() {
-		if c.Ramp != nil && c.Ramp.Users {
-			if len(s.Flows) == 0 {
-				return &Error{Path: path, Key: fmt.Sprintf("case %q: users", c.Name), Msg: "the study has no [[flow]] for its users to walk"}
-			}
-			c.Flows = s.Flows
+		if c.Ramp == nil || !c.Ramp.Users {
+			continue
 		}
+		if c.FlowsFrom == FlowsRoutes {
+			fl, err := s.RouteFlows()
+			if err != nil {
+				return &Error{Path: path, Key: fmt.Sprintf("case %q: flows", c.Name), Msg: err.Error()}
+			}
+			c.Flows = fl
+			continue
+		}
+		if len(s.Flows) == 0 {
+			return &Error{Path: path, Key: fmt.Sprintf("case %q: users", c.Name), Msg: "the study has no [[flow]] for its users to walk (or flows = \"routes\": one a GET case)"}
+		}
+		c.Flows = s.Flows
 	}
 	if c := s.Case(s.SamplerCheck); c != nil && c.Ramp != nil {
 		return &Error{Path: path, Key: "sampler_check", Msg: fmt.Sprintf("%q is a capacity ramp; name a case with one window", c.Name)}

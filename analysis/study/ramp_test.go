@@ -175,3 +175,53 @@ func TestUsersFaults(t *testing.T) {
 		})
 	}
 }
+
+// flows = "routes": one flow a GET case, its request the flow's one step,
+// held to the case's check.
+func TestUsersRouteFlows(t *testing.T) {
+	s := parse(t, `
+[[case]]
+name = "contact"
+path = "/contacts/4242"
+headers = ["Accept: application/json"]
+[case.check]
+status = 200
+body_contains = '"id":4242'
+
+[[case]]
+name = "write"
+method = "POST"
+path = "/w"
+
+[[case]]
+name = "list"
+path = "/contacts"
+
+[[case]]
+name = "users"
+users = true
+flows = "routes"
+`)
+	fl := s.Case("users").Flows
+	if len(fl) != 2 || fl[0].Name != "contact" || fl[1].Name != "list" {
+		t.Fatalf("flows %+v: want one a GET case", fl)
+	}
+	st := fl[0].Steps[0]
+	if st.Path != "/contacts/4242" || st.Contains != `"id":4242` || len(st.Status) != 1 || st.Status[0] != 200 || st.Headers[0] != "Accept: application/json" ||
+		fl[0].Weight != 1 || fl[0].Think.MeanS != DefaultThinkS {
+		t.Errorf("step %+v of flow %+v", st, fl[0])
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"no GET case", "[[case]]\nname='u'\nusers=true\nflows='routes'", `case "u": flows: the study has no GET case`},
+		{"a brace in a route", "[[case]]\nname='a'\npath='/a/{x}'\n[[case]]\nname='u'\nusers=true\nflows='routes'", `case "u": flows: case "a": its path or a header holds {...}`},
+		{"unknown source", "[[case]]\nname='u'\nusers=true\nflows='mine'", `case "u": flows: "mine": want "study"`},
+		{"flows without users", "[[case]]\nname='a'\npath='/a'\nflows='routes'", `case "a": flows: only a users case`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("study.toml", []byte(tc.text), nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

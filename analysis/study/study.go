@@ -150,8 +150,9 @@ type Case struct {
 	Ramp *Ramp
 	Mix  []MixEntry
 	// Flows are a users case's flows (Ramp.Users): the study's, which its
-	// users walk.
-	Flows []*Flow
+	// users walk, or with FlowsFrom "routes" one a route (RouteFlows).
+	Flows     []*Flow
+	FlowsFrom string
 }
 
 // Companion is a second load during the window (e.g. writers capped at a
@@ -439,6 +440,7 @@ type caseShape struct {
 	Ramp            *rampShape      `toml:"ramp"`
 	Mix             []mixShape      `toml:"mix"`
 	Users           bool            `toml:"users"`
+	Flows           string          `toml:"flows"`
 }
 
 type sessionShape struct {
@@ -701,6 +703,9 @@ func newCase(cs caseShape, defConns []int, defErrors string) (*Case, error) {
 	}
 	if !nameRe.MatchString(c.Name) {
 		return nil, bad("name", "%q: lower-case letters, digits and '-' only", c.Name)
+	}
+	if cs.Flows != "" && !cs.Users {
+		return nil, bad("flows", "only a users case (users = true) walks flows")
 	}
 	if cs.Ramp != nil || len(cs.Mix) > 0 || cs.Users {
 		return newRampCase(c, cs, defErrors)

@@ -50,9 +50,7 @@ func k6Script(path string, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(s.Flows) == 0 {
-		return &study.Error{Path: path, Key: "flow", Msg: "no [[flow]]: the script is the study's flows"}
-	}
+	flows := s.Flows
 	o.Study = s.Name
 	if *caseName != "" {
 		c := s.Case(*caseName)
@@ -63,8 +61,12 @@ func k6Script(path string, args []string, out io.Writer) error {
 			return &usageError{"--timeout-s: a users step takes its case's ramp.timeout_s"}
 		}
 		o.LeadS, o.MeasureS, o.TimeoutS = c.Ramp.LeadS, c.Ramp.StepS, c.Ramp.TimeoutS
+		flows = c.Flows
 	}
-	b, err := k6script.Write(s.Flows, o)
+	if len(flows) == 0 {
+		return &study.Error{Path: path, Key: "flow", Msg: "no [[flow]]: the script is the study's flows"}
+	}
+	b, err := k6script.Write(flows, o)
 	if err != nil {
 		return &usageError{err.Error()}
 	}
