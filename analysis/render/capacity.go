@@ -29,6 +29,14 @@ func capacityBlocks(s *summary.Summary) []block {
 		}
 		if ct.Unit == "users" {
 			out = append(out, p("Capacity in users: the most simulated users (the study's flows, each user thinking between its steps as its flow says) whose step met p99 ≤ %g ms with no failed request or check while k6 ran them all; req/s is what they sent at that step. Each step ran its users %s before the %s it was read from, and a tail after it (a request's timeout) so every request sent in the span had its answer; only requests sent in the span count. Ramp: geometric steps, then bisection between the last pass and the first fail, then the capacity measured once more; a step k6 could not run (fewer users than asked, no request, or over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search it bounded reports no capacity.%s%s", ct.P99Ms, units.Seconds(ct.LeadInS), units.Seconds(ct.StepS), trimWords(ct), redoWords(ct)))
+			if k := ct.K6; k != nil {
+				users := ""
+				if k.MaxUsers > 0 {
+					users = fmt.Sprintf(", about %s users at the pace these users kept at their capacities", units.Group(int64(k.MaxUsers)))
+				}
+				out = append(out, p("k6's headroom on this host: %s µs of its CPU per request over %d steps (whole steps: lead-in, span and tail), so its %s would hold about %s req/s%s.",
+					units.Group(int64(k.CPUUsPerReq+0.5)), k.Steps, plural(k.CPUs, "CPU", fmt.Sprintf("%d CPUs", k.CPUs)), units.Rate(k.MaxReqPerSec), users))
+			}
 		} else {
 			out = append(out, p("Capacity: the highest offered rate (req/s, open loop) whose step met p99 ≤ %g ms with no error while the generator held the rate; users = req/s × (%g s think time + the mean response time at that step). Ramp: geometric steps, then bisection between the last pass and the first fail (a failed first step, measured on an app just booted, is measured once more after a pass below it); a step the generator could not drive (it sent too few requests, or used over 90%% of its CPUs) bounds the bisection as a fail does, and a run whose search the generator bounded before a step it drove failed reports no capacity, because the stack was not shown to be the limit. Errors in a step fail that step (they end the ramp's climb) and no gate: correctness below speaks of the case tables.%s%s%s", ct.P99Ms, ct.ThinkS, lanes, trimWords(ct), redoWords(ct)))
 		}

@@ -166,7 +166,10 @@ func TestUsersCapacityGolden(t *testing.T) {
 	if goRow.Users.N != 3 || goRow.Users.Median < 2500 || goRow.Users.Median > 3200 || goRow.ReqPerSec.Median < 800 || goRow.ReqPerSec.Median > 1100 {
 		t.Errorf("go-nethttp: users %+v, req/s %+v", goRow.Users, goRow.ReqPerSec)
 	}
-	for _, want := range []string{"| capacity users |", "| req/s at capacity |", "Capacity in users:"} {
+	if k := ct.K6; k == nil || k.CPUs != 1 || k.Steps == 0 || k.CPUUsPerReq <= 0 || k.MaxUsers <= 0 {
+		t.Errorf("k6's headroom %+v", ct.K6)
+	}
+	for _, want := range []string{"| capacity users |", "| req/s at capacity |", "Capacity in users:", "k6's headroom on this host: "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary.md lacks %q", want)
 		}

@@ -9,6 +9,7 @@ import (
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
 	"stacklab/analysis/units"
+	"stacklab/formats/cpulist"
 	"stacklab/formats/timeline"
 )
 
@@ -39,6 +40,22 @@ type CapacityTable struct {
 	// StepS is a users step's measured span (its lead-in before it is
 	// LeadInS); 0 for a rate ramp.
 	StepS float64 `json:"step_s,omitempty"`
+	// K6 is the users' generator's own cost and what it bounds (users
+	// ramps only; nil when no step recorded k6's CPU).
+	K6 *K6Headroom `json:"k6_headroom,omitempty"`
+}
+
+// K6Headroom is k6's headroom on this host, from every measured step of
+// the table: its CPU time per request over whole steps (lead-in, span and
+// tail), the requests a second its CPUs would hold at that cost, and the
+// users that makes at the users' own pace (users per req/s at their rows'
+// capacities; 0 when no row has one).
+type K6Headroom struct {
+	CPUs         int     `json:"cpus"`
+	CPUUsPerReq  float64 `json:"cpu_us_per_request"`
+	MaxReqPerSec float64 `json:"max_req_per_sec"`
+	MaxUsers     float64 `json:"max_users"`
+	Steps        int     `json:"steps"`
 }
 
 // CapacityLane is a lane of the mix that has its own p99 target.
@@ -203,6 +220,9 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 		if leads > 0 && lead > 0 && !c.Ramp.Users {
 			t.LeadInS = lead
 		}
+		if c.Ramp.Users {
+			t.K6 = k6Headroom(f, c.Name, t.Rows)
+		}
 		out = append(out, t)
 	}
 	return out, nil
@@ -318,6 +338,45 @@ func (s *Summary) capacityRow(f *results.Folder, c *study.Case, stack string) (C
 	row.ReqPerSec, row.Users, row.P99Ms, row.AppCPU, row.Throttled = stat.Of(caps), stat.Of(users), stat.Of(p99), stat.Of(cpu), stat.Of(thr)
 	row.trimmed = trims > 0 && !untrimmed
 	return row, nil
+}
+
+// k6Headroom sums k6's CPU time and requests over every measured users
+// step of case in f.
+func k6Headroom(f *results.Folder, name string, rows []CapacityRow) *K6Headroom {
+	h := &K6Headroom{}
+	var cpuS float64
+	var reqs int64
+	for _, r := range f.Runs {
+		for _, stack := range f.Manifest.Parameters.Stacks {
+			win := r.Window(stack, name)
+			if win == nil {
+				continue
+			}
+			for _, st := range win.Steps {
+				if st.Users == nil || st.Loadgen == nil || st.Users.AllRequests == 0 {
+					continue
+				}
+				cpuS, reqs, h.Steps = cpuS+st.Loadgen.CPUSeconds, reqs+st.Users.AllRequests, h.Steps+1
+				h.CPUs = cpulist.Count(st.Loadgen.CPUs)
+			}
+		}
+	}
+	if h.Steps == 0 || cpuS <= 0 || h.CPUs == 0 {
+		return nil
+	}
+	h.CPUUsPerReq = cpuS / float64(reqs) * 1e6
+	h.MaxReqPerSec = float64(h.CPUs) * 1e6 / h.CPUUsPerReq
+	// users per req/s at capacity: how many users one request a second is
+	var pace []float64
+	for _, row := range rows {
+		if row.Users.N > 0 && row.ReqPerSec.Median > 0 {
+			pace = append(pace, row.Users.Median/row.ReqPerSec.Median)
+		}
+	}
+	if p := stat.Of(pace); p.N > 0 {
+		h.MaxUsers = h.MaxReqPerSec * p.Median
+	}
+	return h
 }
 
 // unconverged says why a run's ramp ended before its search did (ramp.

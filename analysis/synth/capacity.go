@@ -106,6 +106,7 @@ func K6Summary(reqs int64, p99 float64, vus int, secs float64) map[string]any {
 				"avg": p99 / 3, "min": p99 / 20, "med": p99 / 4, "max": p99 * 1.4, "p(90)": p99 / 2, "p(99)": p99, "count": reqs}},
 			"vus_max":    m("gauge", map[string]any{"value": vus, "min": vus, "max": vus}),
 			"iterations": m("counter", map[string]any{"count": reqs / 2, "rate": float64(reqs) / 2 / (secs + 16)}),
+			k6summary.Reqs: m("counter", map[string]any{"count": int64(float64(reqs) * (secs + 16) / secs), "rate": float64(reqs) / secs}),
 		},
 	}
 }

@@ -59,11 +59,13 @@ type Step struct {
 	// The measured span's latency, milliseconds: k6's http_req_duration
 	// (sending to the last byte received, after a connection was had).
 	MeanMs, P50Ms, P90Ms, P99Ms, MaxMs float64
-	// VUsMax is the most users k6 had; Iterations the flows started over
-	// the whole run (every phase); DurationMs the run's length.
-	VUsMax     int
-	Iterations int64
-	DurationMs float64
+	// VUsMax is the most users k6 had; Iterations the flows started and
+	// AllRequests the requests sent over the whole run (every phase: what
+	// k6's CPU time over the step paid for); DurationMs the run's length.
+	VUsMax      int
+	Iterations  int64
+	AllRequests int64
+	DurationMs  float64
 	// FailedChecks are the checks that failed in any phase, by name, the
 	// most failed first (k6 counts checks by name for the whole run).
 	FailedChecks []Check
@@ -209,6 +211,9 @@ func Parse(b []byte) (*Step, error) {
 	}
 	if it, ok := d.Metrics["iterations"]; ok {
 		st.Iterations, _ = whole("iterations", "count", it.Values["count"])
+	}
+	if all, ok := d.Metrics[Reqs]; ok {
+		st.AllRequests, _ = whole(Reqs, "count", all.Values["count"])
 	}
 	var walk func(g groupJS)
 	walk = func(g groupJS) {

@@ -14,7 +14,7 @@ func TestReadRealSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Requests == 0 || st.Checks < st.Requests || st.VUsMax == 0 || st.DurationMs <= 0 || st.Iterations == 0 {
+	if st.Requests == 0 || st.Checks < st.Requests || st.VUsMax == 0 || st.DurationMs <= 0 || st.Iterations == 0 || st.AllRequests <= st.Requests {
 		t.Errorf("%+v", st)
 	}
 	if !(st.P50Ms > 0 && st.P50Ms <= st.P90Ms && st.P90Ms <= st.P99Ms && st.P99Ms <= st.MaxMs) {
@@ -41,6 +41,7 @@ func good() map[string]any {
 		Measured(Duration): map[string]any{"type": "trend", "contains": "time", "values": map[string]any{"avg": 3.5, "min": 1, "med": 3, "max": 40, "p(90)": 6, "p(99)": 30, "count": 20}},
 		"vus_max":          map[string]any{"type": "gauge", "contains": "default", "values": map[string]any{"value": 40, "min": 40, "max": 40}},
 		"iterations":       map[string]any{"type": "counter", "contains": "default", "values": map[string]any{"count": 9, "rate": 0.2}},
+		Reqs:               map[string]any{"type": "counter", "contains": "default", "values": map[string]any{"count": 31, "rate": 0.67}},
 	}
 }
 
@@ -50,7 +51,7 @@ func TestParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Step{Requests: 20, Failed: 1, Checks: 20, ChecksFailed: 2, MeanMs: 3.5, P50Ms: 3, P90Ms: 6, P99Ms: 30, MaxMs: 40,
-		VUsMax: 40, Iterations: 9, DurationMs: 46000.5}
+		VUsMax: 40, Iterations: 9, AllRequests: 31, DurationMs: 46000.5}
 	got := *st
 	got.FailedChecks = nil
 	if got != want {
