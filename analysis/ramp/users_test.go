@@ -13,6 +13,7 @@ func usersCase(t *testing.T, ramp string) *study.Case {
 	s, err := study.Parse("users.toml", []byte(`
 [[flow]]
 name = "browse"
+weight = 1
 [[flow.step]]
 path = "/page"
 

@@ -22,7 +22,7 @@ func TestK6Script(t *testing.T) {
 	}
 	// One step of a users case: its ramp's lead-in, span and timeout.
 	st := filepath.Join(t.TempDir(), "st.toml")
-	if err := os.WriteFile(st, []byte("[[flow]]\nname = \"f\"\n[[flow.step]]\npath = \"/up\"\n[[case]]\nname = \"u\"\nusers = true\n[case.ramp]\nlead_s = 4\nstep_s = 12\ntimeout_s = 2\n"), 0o644); err != nil {
+	if err := os.WriteFile(st, []byte("[[flow]]\nname = \"f\"\nweight = 1\n[[flow.step]]\npath = \"/up\"\n[[case]]\nname = \"u\"\nusers = true\n[case.ramp]\nlead_s = 4\nstep_s = 12\ntimeout_s = 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs = runPlan("k6", st, "--url", "http://127.0.0.1:8080", "--case", "u", "--vus", "30")

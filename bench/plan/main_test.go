@@ -186,7 +186,7 @@ func TestDescribeSize(t *testing.T) {
 // anything: without a users case nothing runs its flows.
 func TestFlowsAloneAreRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "flows.toml")
-	if err := os.WriteFile(path, []byte("[[flow]]\nname = \"f\"\n[[flow.step]]\npath = \"/up\"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("[[flow]]\nname = \"f\"\nweight = 1\n[[flow.step]]\npath = \"/up\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := runPlan("describe", path, "--lab-root", "../..")
