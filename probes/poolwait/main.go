@@ -184,7 +184,7 @@ type Run struct {
 	Timeout  time.Duration
 	Elapsed  time.Duration
 	Requests []Request
-	Stalls   int // write-lock holds injected
+	Stalls   int // write-lock holds that began and ended inside the run
 }
 
 // target is where a run writes: a fresh SQLite file, or a table of its
@@ -312,7 +312,7 @@ func write(c *sql.Conn, tg target, payload string) error {
 
 // holdWriteLock takes the write lock (SQLite's, or a lock on the run's
 // Postgres table) from outside the pool every `every` and keeps it for
-// `hold`; it returns how many times it did.
+// `hold`; it returns how many holds began and ended inside the run.
 func holdWriteLock(ctx context.Context, tg target, every, hold time.Duration) int {
 	db, err := sql.Open(tg.driver, tg.dsn)
 	if err != nil {
@@ -341,9 +341,14 @@ func holdWriteLock(ctx context.Context, tg target, every, hold time.Duration) in
 					continue
 				}
 			}
-			n++
+			// A writer the busy handler kept waiting may get the lock only
+			// after the run: such a hold stalled nobody and is not counted.
+			inRun := ctx.Err() == nil
 			time.Sleep(hold)
 			c.ExecContext(context.Background(), "COMMIT")
+			if inRun && ctx.Err() == nil {
+				n++
+			}
 		}
 		c.Close()
 	}
