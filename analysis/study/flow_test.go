@@ -13,8 +13,8 @@ func TestUsersStudyFlows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Flows) != 2 || len(s.Cases()) != 0 {
-		t.Fatalf("users: %d flows and %d cases, want 2 and 0", len(s.Flows), len(s.Cases()))
+	if len(s.Flows) != 2 || len(s.Cases()) != 1 || s.Cases()[0].Ramp == nil || !s.Cases()[0].Ramp.Users {
+		t.Fatalf("users: %d flows and %d cases, want 2 and its users case", len(s.Flows), len(s.Cases()))
 	}
 	browse, order := s.Flows[0], s.Flows[1]
 	if browse.Name != "browse" || browse.Weight != 95 || browse.UserIDs != nil || len(browse.Steps) != 2 {

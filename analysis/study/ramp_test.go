@@ -128,7 +128,7 @@ func TestRampFaults(t *testing.T) {
 }
 
 func TestUsersCase(t *testing.T) {
-	flow := "[[flow]]\nname='browse'\n[[flow.step]]\npath='/page'\n"
+	flow := "[[flow]]\nname='browse'\nweight=1\n[[flow.step]]\npath='/page'\n"
 	s := parse(t, flow+"[[case]]\nname='users'\nusers=true\n[case.ramp]\nstart=20\nmax_users=400\nlead_s=5\nstep_s=20\np99_ms=50\n")
 	c := s.Case("users")
 	r := c.Ramp
@@ -149,7 +149,7 @@ func TestUsersCase(t *testing.T) {
 }
 
 func TestUsersFaults(t *testing.T) {
-	flow := "[[flow]]\nname='browse'\n[[flow.step]]\npath='/page'\n"
+	flow := "[[flow]]\nname='browse'\nweight=1\n[[flow.step]]\npath='/page'\n"
 	users := "[[case]]\nname='u'\nusers=true\n"
 	for _, tc := range []struct{ name, text, want string }{
 		{"no flows", users, `case "u": users: the study has no [[flow]] for its users to walk`},

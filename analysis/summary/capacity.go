@@ -197,8 +197,10 @@ func (s *Summary) capacityTables(f *results.Folder) ([]CapacityTable, error) {
 		if c.Ramp.Users {
 			t.Unit, t.StepS, t.LeadInS = "users", c.Ramp.StepS, c.Ramp.LeadS
 		}
-		for _, l := range c.Lanes()[1:] {
-			t.Lanes = append(t.Lanes, CapacityLane{l.Name, l.Share, l.TargetMs(c.Ramp)})
+		if lanes := c.Lanes(); len(lanes) > 1 {
+			for _, l := range lanes[1:] {
+				t.Lanes = append(t.Lanes, CapacityLane{l.Name, l.Share, l.TargetMs(c.Ramp)})
+			}
 		}
 		t.Trimmed = true
 		lead, leads := math.Inf(1), 0

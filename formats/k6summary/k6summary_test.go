@@ -2,6 +2,7 @@ package k6summary
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,7 @@ func TestParse(t *testing.T) {
 		VUsMax: 40, Iterations: 9, AllRequests: 31, DurationMs: 46000.5}
 	got := *st
 	got.FailedChecks = nil
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 	if len(st.FailedChecks) != 1 || st.FailedChecks[0] != (Check{"a: body", 8, 2}) {

@@ -199,7 +199,8 @@ ramp_cooldown() {
 # why; the step after it warms up for WARMUP_MAX_S, as after a boot.
 ramp_restart() {
   note "bench: run $1 · $2: restarting the app before the next step: $4"
-  echo "restarted: $4; ${after:-then warmed up ${WARMUP_MAX_S} s at the step's rate}" >"$3.restart"
+  local then="then warmed up ${WARMUP_MAX_S} s at the step's rate"
+  echo "restarted: $4; ${after:-$then}" >"$3.restart"
   stack_stop "$CONTAINER" >/dev/null 2>&1 || true
   if ! session_start "$1" "$2"; then
     fail_cases "$1" "$2" "did not come back after a restart before a step" "${WINDOWS[@]}"
