@@ -100,7 +100,7 @@ func capacityTable(s *summary.Summary, ct *summary.CapacityTable) block {
 			capCell = rangeWith(r.ReqPerSec, units.Rate)
 		}
 		if users && r.Users.N > 0 {
-			capCell = rangeWith(r.Users, units.Rate)
+			capCell = rangeWith(r.Users, func(v float64) string { return amountOf(ct, v) })
 		}
 		if n := len(r.Refused); n > 0 && r.ReqPerSec.N > 0 {
 			capCell += fmt.Sprintf(" (%d of %d runs refused)", n, len(r.PerRun))
@@ -240,6 +240,15 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 func pct1(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
 // unitOf is what a capacity table's steps count: "req/s", or "users".
+// amountOf writes a step's load in its table's unit: a rate to three
+// figures, a whole count of users as a whole number.
+func amountOf(ct *summary.CapacityTable, v float64) string {
+	if ct.Unit == "users" && v == math.Trunc(v) {
+		return units.Group(int64(v))
+	}
+	return units.Rate(v)
+}
+
 func unitOf(ct *summary.CapacityTable) string {
 	if ct.Unit == "users" {
 		return "users"
@@ -252,7 +261,7 @@ func generatorFlag(ct *summary.CapacityTable, r summary.CapacityRow) string {
 	var capped []string
 	for _, st := range r.Steps {
 		if st.Verdict == ramp.Generator {
-			capped = append(capped, fmt.Sprintf("run %d at %s %s", st.Run, units.Rate(st.Rate), unitOf(ct)))
+			capped = append(capped, fmt.Sprintf("run %d at %s %s", st.Run, amountOf(ct, st.Rate), unitOf(ct)))
 		}
 	}
 	if len(capped) > 0 {
@@ -305,7 +314,7 @@ func stepsTable(s *summary.Summary, ct *summary.CapacityTable) block {
 			if st.Before != "" {
 				verdict += "; before it: " + st.Before
 			}
-			cells := []string{r.Stack, fmt.Sprint(st.Run), fmt.Sprint(st.Step), units.Rate(st.Rate),
+			cells := []string{r.Stack, fmt.Sprint(st.Run), fmt.Sprint(st.Step), amountOf(ct, st.Rate),
 				units.Group(st.Sent), units.Ms(st.P99Ms)}
 			if gap {
 				cells = append(cells, optional(st.AnswerGapMs, func(v float64) string { return units.Group(int64(v + 0.5)) }))
@@ -365,7 +374,7 @@ func capacityChart(ct *summary.CapacityTable) *chartSpec {
 				cls = "fail"
 			}
 			l.points = append(l.points, point{st.Rate, math.Max(st.P99Ms, 0.01), cls,
-				fmt.Sprintf("%s run %d step %d: %s %s, p99 %s ms, %s", r.Stack, st.Run, st.Step, units.Rate(st.Rate), unitOf(ct), units.Ms(st.P99Ms), st.Verdict)})
+				fmt.Sprintf("%s run %d step %d: %s %s, p99 %s ms, %s", r.Stack, st.Run, st.Step, amountOf(ct, st.Rate), unitOf(ct), units.Ms(st.P99Ms), st.Verdict)})
 		}
 		sort.SliceStable(l.points, func(i, j int) bool { return l.points[i].x < l.points[j].x })
 		ls.lines = append(ls.lines, l)

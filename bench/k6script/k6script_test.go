@@ -40,7 +40,7 @@ func TestUsersStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/users-step.golden", got)
-	for _, want := range []string{`duration: "46s",`, "gracefulStop: '0s',", `"http_req_duration{phase:measure}": ["max>=0"],`,
+	for _, want := range []string{`duration: "46s",`, "gracefulStop: '0s',", `"http_req_duration{phase:measure}": ["max\u003e=0"],`,
 		"const LEAD_MS = 10000;", "const END_MS = 40000;", "export function handleSummary(data)"} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("the step's script lacks %q", want)
