@@ -196,11 +196,10 @@ ramp_cooldown() {
 
 # ramp_restart RUN ROW BASE WHY: a fresh app before the next step (plan
 # ramp asks for one after a step that lost requests), BASE.restart saying
-# why; the step after it warms up for WARMUP_MAX_S, as after a boot.
+# why and, from run_ramp's $after, how the step after it warms up.
 ramp_restart() {
   note "bench: run $1 · $2: restarting the app before the next step: $4"
-  local then="then warmed up ${WARMUP_MAX_S} s at the step's rate"
-  echo "restarted: $4; ${after:-$then}" >"$3.restart"
+  echo "restarted: $4; $after" >"$3.restart"
   stack_stop "$CONTAINER" >/dev/null 2>&1 || true
   if ! session_start "$1" "$2"; then
     fail_cases "$1" "$2" "did not come back after a restart before a step" "${WINDOWS[@]}"
