@@ -359,8 +359,9 @@ type comparison struct {
 	base, now *results.Folder
 	guard     study.Guard
 	routes    []*Route
-	notRun    []string // baseline routes the new run did not measure
-	capacity  []string // capacity windows: not guarded
+	notRun    []string        // baseline routes the new run did not measure
+	capacity  []string        // capacity windows: not guarded
+	users     map[string]bool // users cases: their flows guarded, their capacity not
 	count     map[string]int
 }
 
@@ -373,6 +374,9 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 	case !manifest.SameHost(bm, nm):
 		return nil, bad("%s and the baseline %s come from different hosts (%s: %s vs %s: %s): numbers from two hosts are never mixed; measure a baseline on this host",
 			nf.Dir, bf.Dir, nm.Host.Profile, nm.Host.Fingerprint.CPUModel, bm.Host.Profile, bm.Host.Fingerprint.CPUModel)
+	case bm.Parameters.RunMode() != nm.Parameters.RunMode():
+		return nil, bad("%s ran its stacks %s and the baseline %s %s: a guard holds a run to a baseline measured in its own mode",
+			nf.Dir, manifest.ModeWords(nm.Parameters.RunMode()), bf.Dir, manifest.ModeWords(bm.Parameters.RunMode()))
 	case bm.Profile != nm.Profile || bm.Parameters.DurationS != nm.Parameters.DurationS:
 		return nil, bad("%s was measured with the %s profile, %s s windows, and the baseline %s with the %s profile, %s s windows: a guard compares runs measured alike (guard --bench-flags prints the baseline's)",
 			nf.Dir, nm.Profile, num(nm.Parameters.DurationS), bf.Dir, bm.Profile, num(bm.Parameters.DurationS))
@@ -407,6 +411,15 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 	}
 	nwins, capacity := measuredWindows(nf)
 	c.capacity = capacity
+	busers, buserList := map[string]study.Window{}, usersWindows(bf)
+	for _, w := range buserList {
+		busers[w.ID] = w
+	}
+	nusers := usersWindows(nf)
+	c.users = map[string]bool{}
+	for _, w := range nusers {
+		c.users[w.ID] = true
+	}
 	covered := map[string]bool{}
 	within := bf == nf
 	for _, stack := range nm.Parameters.Stacks {
@@ -438,11 +451,36 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 			c.count[r.Verdict]++
 			c.routes = append(c.routes, r)
 		}
+		// A users case's flows (an own app's routes, with flows =
+		// "routes") are held as routes too.
+		for _, w := range nusers {
+			bw, ok := busers[w.ID]
+			switch {
+			case !slices.Contains(bm.Parameters.Stacks, baseStack):
+				return nil, bad("route %s %s: the baseline %s has no row %s (rows: %s; --row NEW=BASE holds a row to another)", stack, w.ID, bf.Dir, baseStack, strings.Join(bm.Parameters.Stacks, ", "))
+			case !ok:
+				return nil, bad("route %s %s: the baseline %s did not measure the users case %s (its cases: %s)", stack, w.ID, bf.Dir, w.ID, strings.Join(bm.Parameters.Cases, ", "))
+			case !sameRequest(bw, w):
+				return nil, bad("route %s %s: the study's users case %s or its flows send other requests than when the baseline %s was measured: measure a new baseline", stack, w.ID, w.Case.Name, bf.Dir)
+			}
+			for _, r := range c.usersRoutes(stack, baseStack, bw, w, failedRuns(ns.Failures, stack, w.ID), within) {
+				covered[baseStack+"\x00"+r.Window] = true
+				c.count[r.Verdict]++
+				c.routes = append(c.routes, r)
+			}
+		}
 	}
 	for _, stack := range bm.Parameters.Stacks {
 		for _, w := range bwins {
 			if !within && !covered[stack+"\x00"+w.ID] {
 				c.notRun = append(c.notRun, stack+" "+w.ID)
+			}
+		}
+		for _, w := range buserList {
+			for _, fl := range w.Case.Flows {
+				if id := w.ID + ":" + fl.Name; !within && !covered[stack+"\x00"+id] {
+					c.notRun = append(c.notRun, stack+" "+id)
+				}
 			}
 		}
 	}

@@ -337,3 +337,52 @@ func TestRelativeStudy(t *testing.T) {
 		t.Errorf("the study's own stack folders are not linked: %v", err)
 	}
 }
+
+// A users case's flows are held as routes, each at the most users every
+// run of both sides passed: python-fastapi at half its capacity answers
+// slower at that count, and its flows regress; go-nethttp's, the same
+// runs again, do not (held near its capacity, where its p99 spreads from
+// run to run, they are unknown rather than same).
+func TestUsersFlowsAreRoutes(t *testing.T) {
+	users := func(python float64) synth.Spec {
+		sp := synth.Users()
+		sp.Runs = 5
+		sp.Rate = map[string]float64{"go-nethttp": 3000, "python-fastapi": python}
+		return sp
+	}
+	base := folder(t, "base", users(700))
+	now := folder(t, "now", users(350))
+	var raw, errb bytes.Buffer
+	code := run([]string{"--baseline", base, "--markdown", "-", now}, &raw, &errb)
+	out := squeeze(raw.String())
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a regression); stderr: %s\n%s", code, errb.String(), out)
+	}
+	for _, want := range []string{
+		"guard: python-fastapi users:browse regressed: p95 ms ",
+		"guard: python-fastapi users:order regressed: ",
+		"guard: go-nethttp users:browse unknown",
+		"guard: go-nethttp users:order unknown",
+		"guard: users a users case: its flows are held above, its capacity is not guarded (just compare reads it)",
+		"4 routes: 2 regressed, 2 unknown",
+		"| go-nethttp users:browse (flow browse at 2,800 users, the most every run passed) | req/s | 467 | 467 | 0 (p=1.000 n=5+5) | same |",
+		" users, the most every run passed) ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A native run is never held to a Docker baseline: one line, exit 2.
+func TestModesNotMixed(t *testing.T) {
+	nat := pages(5, 40000)
+	nat.Extra = map[string]string{"run_mode": "native"}
+	base := folder(t, "base", pages(5, 40000))
+	now := folder(t, "now", nat)
+	code, out, errs := guardRun(t, "--baseline", base, now)
+	if code != 2 || out != "" || !strings.Contains(errs, "ran its stacks natively (each stack a host process in a cgroup the lab made) and the baseline ") ||
+		!strings.Contains(errs, " in Docker: a guard holds a run to a baseline measured in its own mode") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -124,6 +124,10 @@ func (c *comparison) lines() []byte {
 		fmt.Fprintf(&b, "guard: %s  not measured in this run (a baseline route)\n", n)
 	}
 	for _, n := range c.capacity {
+		if c.users[n] {
+			fmt.Fprintf(&b, "guard: %s  a users case: its flows are held above, its capacity is not guarded (just compare reads it)\n", n)
+			continue
+		}
 		fmt.Fprintf(&b, "guard: %s  a capacity case: not guarded (just compare reads it)\n", n)
 	}
 	fmt.Fprintf(&b, "guard: %s: %s\n", c.against(), c.tally())

@@ -66,7 +66,11 @@ func writeUsersRamp(dir string, c *study.Case, capacity float64, sp Spec, run in
 		// a user sends about one request every 3 s of thinking
 		reqs := int64(next.Rate * secs / 3)
 		vus := math.Min(next.Rate, genMax)
-		if err := writeJSON(base+".k6.json", K6Summary(reqs, p99, int(vus), secs)); err != nil {
+		var flows []string
+		for _, fl := range c.Flows {
+			flows = append(flows, fl.Name)
+		}
+		if err := writeJSON(base+".k6.json", K6Summary(reqs, p99, int(vus), secs, flows...)); err != nil {
 			return err
 		}
 		u, err := k6summary.Read(base + ".k6.json")
@@ -89,12 +93,17 @@ func writeUsersRamp(dir string, c *study.Case, capacity float64, sp Spec, run in
 
 // K6Summary is the shape of k6's end-of-test data object for a users step
 // whose measured span sent reqs requests, all answered and checked well,
-// with a p99 of p99 ms.
-func K6Summary(reqs int64, p99 float64, vus int, secs float64) map[string]any {
+// with a p99 of p99 ms; the requests are shared out among the flows named,
+// each summarized apart as the script declares it.
+func K6Summary(reqs int64, p99 float64, vus int, secs float64, flows ...string) map[string]any {
 	m := func(typ string, values map[string]any) map[string]any {
 		return map[string]any{"type": typ, "contains": "default", "values": values}
 	}
-	return map[string]any{
+	trend := func(reqs int64) map[string]any {
+		return map[string]any{"type": "trend", "contains": "time", "values": map[string]any{
+			"avg": p99 / 3, "min": p99 / 20, "med": p99 / 4, "max": p99 * 1.4, "p(90)": p99 / 2, "p(95)": p99 * 0.7, "p(99)": p99, "count": reqs}}
+	}
+	out := map[string]any{
 		"root_group": map[string]any{"name": "", "path": "", "id": "d41d8cd98f00b204e9800998ecf8427e", "groups": []any{}, "checks": []any{}},
 		"options":    map[string]any{"summaryTrendStats": k6summary.TrendStats, "summaryTimeUnit": "", "noColor": true},
 		"state":      map[string]any{"isStdOutTTY": false, "isStdErrTTY": false, "testRunDurationMs": (secs + 16) * 1000},
@@ -109,6 +118,17 @@ func K6Summary(reqs int64, p99 float64, vus int, secs float64) map[string]any {
 			k6summary.Reqs: m("counter", map[string]any{"count": int64(float64(reqs) * (secs + 16) / secs), "rate": float64(reqs) / secs}),
 		},
 	}
+	metrics := out["metrics"].(map[string]any)
+	for i, fl := range flows {
+		n := reqs / int64(len(flows))
+		if i == 0 {
+			n += reqs % int64(len(flows))
+		}
+		metrics[k6summary.MeasuredFlow(k6summary.Reqs, fl)] = m("counter", map[string]any{"count": n, "rate": float64(n) / (secs + 16)})
+		metrics[k6summary.MeasuredFlow(k6summary.Failed, fl)] = m("rate", map[string]any{"rate": 0, "passes": 0, "fails": n})
+		metrics[k6summary.MeasuredFlow(k6summary.Duration, fl)] = trend(n)
+	}
+	return out
 }
 
 // writeRamp runs a ramp as the bench does, through package ramp, and

@@ -240,6 +240,13 @@ func Write(flows []*study.Flow, o Options) ([]byte, error) {
 		for _, t := range [][2]string{{k6summary.Reqs, "count>=0"}, {k6summary.Duration, "max>=0"}, {k6summary.Failed, "rate>=0"}, {k6summary.Checks, "rate>=0"}} {
 			fmt.Fprintf(&b, "    %s: [%s],\n", jsString(k6summary.Measured(t[0])), jsString(t[1]))
 		}
+		// Each flow's requests apart too: the guard holds a flow (an own
+		// app's route, with flows = "routes") as it holds a case.
+		for _, f := range flows {
+			for _, t := range [][2]string{{k6summary.Reqs, "count>=0"}, {k6summary.Duration, "max>=0"}, {k6summary.Failed, "rate>=0"}} {
+				fmt.Fprintf(&b, "    %s: [%s],\n", jsString(k6summary.MeasuredFlow(t[0], f.Name)), jsString(t[1]))
+			}
+		}
 		b.WriteString("  },\n")
 	}
 	b.WriteString("};\n\n")

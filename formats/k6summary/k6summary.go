@@ -22,6 +22,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 )
 
 // The phase tag and its values: what the script tags each request with.
@@ -33,12 +34,33 @@ const (
 )
 
 // TrendStats are the statistics the script asks k6 to summarize a trend
-// with (options.summaryTrendStats); Read needs them all.
-var TrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(99)", "count"}
+// with (options.summaryTrendStats); Read needs them all but p(95), which
+// scripts before it did not ask for.
+var TrendStats = []string{"avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "count"}
+
+// optionalStats: the TrendStats a summary may lack.
+var optionalStats = map[string]bool{"p(95)": true}
 
 // Measured names the Measure submetric of metric, as k6 keys it in the
 // summary and as a threshold declares it: "http_reqs{phase:measure}".
 func Measured(metric string) string { return metric + "{" + Phase + ":" + Measure + "}" }
+
+// FlowTag is the tag naming the flow a request was sent in.
+const FlowTag = "flow"
+
+// MeasuredFlow names the Measure submetric of metric for one flow's
+// requests: "http_reqs{phase:measure,flow:browse}".
+func MeasuredFlow(metric, flow string) string {
+	return metric + "{" + Phase + ":" + Measure + "," + FlowTag + ":" + flow + "}"
+}
+
+// Flow is one flow's requests in the measured span (a script that
+// declared its submetrics; older scripts did not).
+type Flow struct {
+	Requests, Failed int64
+	// P95Ms is 0 in a summary from before the script asked for p(95).
+	P50Ms, P95Ms, P99Ms float64
+}
 
 // The metrics a step is read from, each as its Measure submetric.
 const (
@@ -69,6 +91,9 @@ type Step struct {
 	// FailedChecks are the checks that failed in any phase, by name, the
 	// most failed first (k6 counts checks by name for the whole run).
 	FailedChecks []Check
+	// Flows are each flow's requests in the measured span, by flow name
+	// (nil when the script did not measure flows apart).
+	Flows map[string]*Flow
 }
 
 // Check is one named check's count over the whole run.
@@ -195,7 +220,7 @@ func Parse(b []byte) (*Step, error) {
 	}
 	if st.Requests > 0 {
 		for _, s := range TrendStats {
-			if _, ok := dur.Values[s]; !ok {
+			if _, ok := dur.Values[s]; !ok && !optionalStats[s] {
 				return nil, fmt.Errorf("metric %q has no %s: the script did not ask for it (summaryTrendStats)", Measured(Duration), s)
 			}
 		}
@@ -215,6 +240,9 @@ func Parse(b []byte) (*Step, error) {
 	if all, ok := d.Metrics[Reqs]; ok {
 		st.AllRequests, _ = whole(Reqs, "count", all.Values["count"])
 	}
+	if st.Flows, err = flows(d.Metrics, whole); err != nil {
+		return nil, err
+	}
 	var walk func(g groupJS)
 	walk = func(g groupJS) {
 		for _, c := range g.Checks {
@@ -229,6 +257,57 @@ func Parse(b []byte) (*Step, error) {
 	walk(d.RootGroup)
 	sort.SliceStable(st.FailedChecks, func(i, j int) bool { return st.FailedChecks[i].Fails > st.FailedChecks[j].Fails })
 	return st, nil
+}
+
+// flows reads each flow's measured submetrics: a flow whose request count
+// is declared must have its failures and its latency declared too.
+func flows(ms map[string]metricJS, whole func(name, key string, v float64) (int64, error)) (map[string]*Flow, error) {
+	prefix := strings.TrimSuffix(MeasuredFlow(Reqs, ""), "}")
+	var out map[string]*Flow
+	for key, reqs := range ms {
+		name, ok := strings.CutPrefix(key, prefix)
+		if !ok || !strings.HasSuffix(name, "}") {
+			continue
+		}
+		name = strings.TrimSuffix(name, "}")
+		fl := &Flow{}
+		var err error
+		if reqs.Type != "counter" {
+			return nil, fmt.Errorf("metric %q is a %s, want a counter", key, reqs.Type)
+		}
+		if fl.Requests, err = whole(key, "count", reqs.Values["count"]); err != nil {
+			return nil, err
+		}
+		fk := MeasuredFlow(Failed, name)
+		failed, ok := ms[fk]
+		if !ok || failed.Type != "rate" {
+			return nil, fmt.Errorf("no rate metric %q beside %q: the script did not measure the flow's failures", fk, key)
+		}
+		if fl.Failed, err = whole(fk, "passes", failed.Values["passes"]); err != nil {
+			return nil, err
+		}
+		if fl.Failed > fl.Requests {
+			return nil, fmt.Errorf("flow %s: %d failed requests of %d sent", name, fl.Failed, fl.Requests)
+		}
+		dk := MeasuredFlow(Duration, name)
+		dur, ok := ms[dk]
+		if !ok || dur.Type != "trend" {
+			return nil, fmt.Errorf("no trend metric %q beside %q: the script did not measure the flow's latency", dk, key)
+		}
+		if fl.Requests > 0 {
+			fl.P50Ms, fl.P95Ms, fl.P99Ms = dur.Values["med"], dur.Values["p(95)"], dur.Values["p(99)"]
+			for _, v := range []float64{fl.P50Ms, fl.P95Ms, fl.P99Ms} {
+				if v < 0 || math.IsNaN(v) {
+					return nil, fmt.Errorf("metric %q: a negative latency", dk)
+				}
+			}
+		}
+		if out == nil {
+			out = map[string]*Flow{}
+		}
+		out[name] = fl
+	}
+	return out, nil
 }
 
 // PerSec is the measured span's requests a second.

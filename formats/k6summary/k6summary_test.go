@@ -101,3 +101,30 @@ func TestCorrupt(t *testing.T) {
 		t.Error("a missing file read")
 	}
 }
+
+// A script that measured each flow apart: each flow's requests, failures
+// and latency, p(95) with them; a flow with its count but not the rest is
+// not the lab's script.
+func TestFlows(t *testing.T) {
+	m := good()
+	m[MeasuredFlow(Reqs, "browse")] = map[string]any{"type": "counter", "values": map[string]any{"count": 18}}
+	m[MeasuredFlow(Failed, "browse")] = map[string]any{"type": "rate", "values": map[string]any{"passes": 1, "fails": 17}}
+	m[MeasuredFlow(Duration, "browse")] = map[string]any{"type": "trend", "values": map[string]any{"med": 2, "p(95)": 9, "p(99)": 25}}
+	m[MeasuredFlow(Reqs, "order")] = map[string]any{"type": "counter", "values": map[string]any{"count": 2}}
+	m[MeasuredFlow(Failed, "order")] = map[string]any{"type": "rate", "values": map[string]any{"passes": 0, "fails": 2}}
+	m[MeasuredFlow(Duration, "order")] = map[string]any{"type": "trend", "values": map[string]any{"med": 30, "p(99)": 40}}
+	st, err := Parse([]byte(summary(m)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, o := st.Flows["browse"], st.Flows["order"]; len(st.Flows) != 2 || *b != (Flow{18, 1, 2, 9, 25}) || *o != (Flow{2, 0, 30, 0, 40}) {
+		t.Errorf("flows %v", st.Flows)
+	}
+	if st, _ := Parse([]byte(summary(good()))); st.Flows != nil {
+		t.Errorf("a script without flows measured apart: %v", st.Flows)
+	}
+	delete(m, MeasuredFlow(Duration, "order"))
+	if _, err := Parse([]byte(summary(m))); err == nil || !strings.Contains(err.Error(), `no trend metric "http_req_duration{phase:measure,flow:order}"`) {
+		t.Errorf("a flow without its latency: %v", err)
+	}
+}
