@@ -356,7 +356,11 @@ func Decide(c *study.Case, steps []Step) Next {
 	// though the cooldown found the app idle. The next step gets a fresh
 	// app, warmed up again.
 	if n.Cooldown && st.Verdicts[len(steps)-1].Kind == Errors {
-		n.Restart = fmt.Sprintf("step %d lost requests (%s)", last.N, st.Verdicts[len(steps)-1].Reason)
+		what := "lost requests"
+		if u := last.Users; u != nil && u.Failed == 0 {
+			what = "failed checks"
+		}
+		n.Restart = fmt.Sprintf("step %d %s (%s)", last.N, what, st.Verdicts[len(steps)-1].Reason)
 	}
 	return n
 }

@@ -135,6 +135,14 @@ func TestUsersErrorsAndGenerator(t *testing.T) {
 	if next := Decide(c, steps[:6]); !strings.HasPrefix(next.Restart, "step 6 lost requests") {
 		t.Errorf("after errors: %+v", next)
 	}
+	// A step whose requests all had answers, failed by its checks alone,
+	// still asks for a fresh app, and says it was the checks.
+	only := usim{capacity: 1e6, genMax: 1e6}.step(6, 320)
+	only.Users.Checks, only.Users.ChecksFailed = 3200, 2
+	only.Users.FailedChecks = []k6summary.Check{{Name: "order: account page: has data-status", Passes: 3198, Fails: 2}}
+	if next := Decide(c, append(steps[:5:5], only)); !strings.HasPrefix(next.Restart, "step 6 failed checks (0 of 3200 requests failed, 2 of 3200 checks") {
+		t.Errorf("after failed checks alone: %+v", next)
+	}
 	steps, stop := usim{capacity: 1e6, genMax: 500}.run(t, c)
 	if !strings.HasPrefix(stop.Reason, "the generator's limit: ") || !strings.Contains(stop.Reason, "k6 ran 500 of") {
 		t.Errorf("stop %q", stop.Reason)

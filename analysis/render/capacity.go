@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stacklab/analysis/manifest"
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/stat"
 	"stacklab/analysis/summary"
@@ -229,7 +230,15 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 	if len(items) == 0 {
 		return nil
 	}
-	out := []block{p("The failed step that bounded each run's capacity, and its cause (host: the hiccup meters saw the host stall; app stall: answers stopped, or all but stopped (under half the offered rate), with the host quiet, or slowed while the cgroup's dirty pages were written back; app saturated: the app at its CPU limit over the step, or while its slow answers waited; generator: the generator could not drive the step; after overload: the app spent 1.3× or more CPU per request than at the nearest rate that passed before the run's first failed step; unexplained: none of these):"),
+	checks := ""
+	for _, r := range ct.Rows {
+		for _, d := range r.Deciding {
+			if d.Cause == summary.CauseChecks {
+				checks = "; failed checks: every request answered with a status its step allows, but answers failed the flow's checks"
+			}
+		}
+	}
+	out := []block{p("The failed step that bounded each run's capacity, and its cause (host: the hiccup meters saw the host stall; app stall: answers stopped, or all but stopped (under half the offered rate), with the host quiet, or slowed while the cgroup's dirty pages were written back; app saturated: the app at its CPU limit over the step, or while its slow answers waited; generator: the generator could not drive the step; after overload: the app spent 1.3× or more CPU per request than at the nearest rate that passed before the run's first failed step%s; unexplained: none of these):", checks),
 		{kind: list, items: items}}
 	if len(repeat) > 0 {
 		out = append(out, p("Run to run (agreeing: within %.0f%%):", 100*RepeatTolerance), block{kind: list, items: repeat})
@@ -492,10 +501,14 @@ func logBounds(vs []float64) (float64, float64) {
 
 // modeItem is the header's line in quota mode.
 func modeItem(s *summary.Summary) []string {
-	if s.CPUMode != "quota" {
-		return nil
+	var out []string
+	if s.Parameters.RunMode() == manifest.RunNative {
+		out = append(out, "run mode: native (every stack a host process in a cgroup the lab made, bench/native; never in one table with a Docker run)")
 	}
-	return []string{fmt.Sprintf("CPU mode: quota (the app limited to %s CPUs per 100 ms period by a CFS quota; throttled %% = throttled periods ÷ periods over the window, from the cgroup samples)", s.CPUQuota)}
+	if s.CPUMode != "quota" {
+		return out
+	}
+	return append(out, fmt.Sprintf("CPU mode: quota (the app limited to %s CPUs per 100 ms period by a CFS quota; throttled %% = throttled periods ÷ periods over the window, from the cgroup samples)", s.CPUQuota))
 }
 
 // cellThrottled is a case row's throttled % (quota mode).

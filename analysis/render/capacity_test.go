@@ -56,4 +56,15 @@ func TestUsersChart(t *testing.T) {
 	if strings.Contains(page, "offered req/s") {
 		t.Error("a users chart or steps table speaks of an offered rate")
 	}
+	// The header speaks of the users' steps, not of windows and
+	// connections a users run does not have.
+	md := string(Markdown(summaryOf(t, synth.Users())))
+	if strings.Contains(md, " connections)") || !strings.Contains(md, "users steps of a ") || !strings.Contains(md, "p50 and p99 are k6's over those requests") {
+		t.Errorf("a users run's header speaks of windows: %s", firstLines(md, 12))
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }

@@ -179,7 +179,7 @@ func header(s *summary.Summary) block {
 		"study: " + study,
 		fmt.Sprintf("host: %s (%s, %d cores, %s, kernel %s, cgroup %s, dirty_ratio %d)",
 			s.HostProfile, fp.CPUModel, fp.Cores, units.Bytes(float64(fp.MemoryBytes)), fp.Kernel, fp.CgroupMode, fp.VM.DirtyRatio),
-		fmt.Sprintf("profile: %s (%d runs, warm-up %g s%s, window %g s, %d connections)", s.Profile, pm.Runs, pm.WarmupS, warmupScope(pm.Warmup()), pm.DurationS, pm.Connections),
+		fmt.Sprintf("profile: %s (%d runs, warm-up %g s%s, %s)", s.Profile, pm.Runs, pm.WarmupS, warmupScope(pm.Warmup()), loadWords(s)),
 		"lab commit: " + s.LabCommit,
 		"dates: " + s.StartedAt + " – " + s.EndedAt,
 		"tools: " + strings.Join(tools, ", "),
@@ -187,8 +187,15 @@ func header(s *summary.Summary) block {
 		"baseline: " + s.Options.Baseline + " (ratios are taken within each run, then the median over runs)",
 		"cells: median (min–max) over runs; req/s counts 2xx answers only; p50 and p99 are medians of oha's per-window percentiles",
 	}
+	if usersOnly(s) {
+		items[len(items)-1] = "cells: median (min–max) over runs; req/s counts the requests k6 sent in a step's measured span (a step passes only when none failed); p50 and p99 are k6's over those requests"
+	}
 	if s.ProfileTable != nil {
-		items[3] += "; " + s.ProfileTable.Words()
+		pt := *s.ProfileTable
+		if usersOnly(s) {
+			pt.LeadInS = 0 // a rate step's; a users step's lead-in is its case's, above
+		}
+		items[3] += "; " + pt.Words()
 	}
 	if len(s.Engines) > 0 {
 		items = append(items[:4], append([]string{"engines: " + manifest.EnginesLine(s.Engines)}, items[4:]...)...)
@@ -233,6 +240,37 @@ func notQuietRuns(s *summary.Summary) string {
 // warmupScope says what one warm-up preceded (the manifest's extra
 // "warmup"; folders written before it warmed every window up and say
 // nothing).
+// usersOnly: every case of the run is a users ramp (no windows, no
+// connections: each simulated user is its own).
+func usersOnly(s *summary.Summary) bool {
+	if len(s.Sections) > 0 || len(s.Capacity) == 0 {
+		return false
+	}
+	for _, ct := range s.Capacity {
+		if ct.Unit != "users" {
+			return false
+		}
+	}
+	return true
+}
+
+// loadWords is the header's account of what a run's load was: windows of
+// so many connections, or, when every case is a users ramp, its steps.
+func loadWords(s *summary.Summary) string {
+	pm := s.Parameters
+	if !usersOnly(s) {
+		return fmt.Sprintf("window %g s, %d connections", pm.DurationS, pm.Connections)
+	}
+	ct := s.Capacity[0]
+	steps := fmt.Sprintf("users steps of a %g s lead-in, %g s measured and a tail", ct.LeadInS, ct.StepS)
+	for _, o := range s.Capacity[1:] {
+		if o.LeadInS != ct.LeadInS || o.StepS != ct.StepS {
+			steps = "users steps as each case's ramp sets them (a lead-in, a measured span, a tail)"
+		}
+	}
+	return steps + ", each user its own connection"
+}
+
 func warmupScope(scope, maxS string) string {
 	switch scope {
 	case "steady":

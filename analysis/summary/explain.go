@@ -46,6 +46,11 @@ const (
 	// record, formats/uplog) by as much as the slow requests that waited on
 	// it, with nothing else named: the lab's side, not the app's.
 	CauseUpstream = "upstream late"
+	// CauseChecks: a users step whose every request was answered with a
+	// status its flow allows, but whose answers failed the flow's checks
+	// (a body without what the step looks for, a value not captured): the
+	// app's answers, not its speed.
+	CauseChecks = "failed checks"
 )
 
 // Thresholds of the explanations.
@@ -561,6 +566,8 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	switch {
 	case v.Kind == ramp.Generator:
 		e.Cause, e.Sentence = CauseGenerator, what+": the generator could not drive the step"
+	case v.Kind == ramp.Errors && st.Users != nil && st.Users.Failed == 0 && st.Users.ChecksFailed > 0:
+		e.Cause, e.Sentence = CauseChecks, what+": every request had an answer with a status its step allows, but answers failed the flow's checks"
 	default:
 		e.Cause, e.Sentence = explain(ev, sp, what)
 		if overload != "" && e.Cause != CauseHost && e.Cause != CauseGenerator {
