@@ -36,3 +36,18 @@ func TestCompareRefusesTwoModes(t *testing.T) {
 		t.Errorf("exit %d, %q: want 2 and a line naming both modes", code, errb.String())
 	}
 }
+
+// A native run and a Docker run are never one table: one line naming both
+// modes, exit 2, even across hosts.
+func TestCompareRefusesNativeBesideDocker(t *testing.T) {
+	a, b := synth.Pages(), synth.Pages()
+	b.Extra = map[string]string{"run_mode": "native"}
+	fa, fb := folder(t, "a", a), folder(t, "b", b)
+	var out, errb bytes.Buffer
+	code := run([]string{"--cross-host", fa, fb}, &out, &errb)
+	got := strings.ReplaceAll(strings.ReplaceAll(errb.String(), fa, "A"), fb, "B")
+	want := "compare: A ran its stacks in Docker and B natively (each stack a host process in a cgroup the lab made): a table never mixes the two modes (Docker costs each runtime differently)\n"
+	if code != 2 || got != want || out.Len() != 0 {
+		t.Errorf("exit %d, %q: want 2 and %q", code, got, want)
+	}
+}

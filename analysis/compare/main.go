@@ -110,6 +110,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		sums[i], mans[i] = s, f.Manifest
 	}
+	if ma, mb := mans[0].Parameters.RunMode(), mans[1].Parameters.RunMode(); ma != mb {
+		return bad(fmt.Sprintf("%s ran its stacks %s and %s %s: a table never mixes the two modes (Docker costs each runtime differently)", dirs[0], manifest.ModeWords(ma), dirs[1], manifest.ModeWords(mb)))
+	}
 	if ma, mb := cpuMode(sums[0]), cpuMode(sums[1]); ma != mb {
 		return bad(fmt.Sprintf("%s ran in %s mode and %s in %s mode: a table never mixes the two (a quota lets the app burst and be throttled, a cpuset does not)", dirs[0], ma, dirs[1], mb))
 	}

@@ -40,6 +40,7 @@ var ExtraKeys = []ExtraKey{
 	{Name: "postgres_rows", Kind: "text", Means: "the rows that ran on Postgres, comma-separated"},
 	{Name: "seed", Kind: "text", Means: "the seed's size every session started from, as the seed command's flags (a study's [seed], else the default)"},
 	{Name: "seed_checksum", Kind: "text", Means: "the checksum of the seed's rows (seed checksum), which every fresh database was checked against before its app started"},
+	{Name: "run_mode", Kind: "docker|native", Means: "where the stacks ran: in Docker containers, or as host processes in cgroups the lab made (bench/native); folders without it ran in Docker"},
 	{Name: "io_connections", Kind: "text", Means: "the io study's connections, before studies were files", Retired: true},
 	{Name: "upstream_delay_ms", Kind: "text", Means: "the mock upstream's delay, before studies were files", Retired: true},
 	{Name: "write_rate_cap", Kind: "text", Means: "the companion writers' rate, before studies were files", Retired: true},
@@ -120,6 +121,30 @@ func contains(list []string, s string) bool {
 // AppCPUMode is how the app's CPUs were limited ("cpuset" or "quota"), ""
 // when the manifest does not say (older folders: the host profile does).
 func (p Parameters) AppCPUMode() string { return p.Extra["app_cpu_mode"] }
+
+// The run modes: every stack in a container, or every stack a host process
+// in a cgroup the lab made. A table never mixes the two.
+const (
+	RunDocker = "docker"
+	RunNative = "native"
+)
+
+// RunMode is where the stacks ran, RunDocker for a folder that does not
+// say (every folder from before native mode).
+func (p Parameters) RunMode() string {
+	if v := p.Extra["run_mode"]; v != "" {
+		return v
+	}
+	return RunDocker
+}
+
+// ModeWords is a run mode in a phrase: "in Docker", "natively".
+func ModeWords(mode string) string {
+	if mode == RunNative {
+		return "natively (each stack a host process in a cgroup the lab made)"
+	}
+	return "in Docker"
+}
 
 // AppCPUQuota is the app's CPUs per period in quota mode, "" otherwise.
 func (p Parameters) AppCPUQuota() string { return p.Extra["app_cpu_quota"] }
