@@ -161,7 +161,7 @@ const RepeatTolerance = 0.15
 // run passed (at it or above), each with its cause: what made the runs
 // disagree. "" when no step's cause is known (folders before causes were
 // kept per step).
-func disturbed(steps []summary.CapacityStep) string {
+func disturbed(ct *summary.CapacityTable, steps []summary.CapacityStep) string {
 	passed := map[int]float64{} // run → its highest passing rate
 	for _, s := range steps {
 		if s.Verdict == ramp.Pass && s.Rate > passed[s.Run] {
@@ -179,7 +179,7 @@ func disturbed(steps []summary.CapacityStep) string {
 			}
 			for other, best := range passed {
 				if other != run && best >= s.Rate {
-					these = append(these, fmt.Sprintf("step %d at %s (%s)", s.Step, units.Rate(s.Rate), s.Cause))
+					these = append(these, fmt.Sprintf("step %d at %s (%s)", s.Step, amountOf(ct, s.Rate), s.Cause))
 					break
 				}
 			}
@@ -215,10 +215,10 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 			causes = append(causes, fmt.Sprintf("run %d %s at step %d", d.Run, d.Cause, d.Step))
 		}
 		if spread <= RepeatTolerance {
-			repeat = append(repeat, fmt.Sprintf("%s: the runs agree (%s to %s %s, %.0f%% apart)", r.Stack, units.Rate(cp.Min), units.Rate(cp.Max), unit, 100*spread))
+			repeat = append(repeat, fmt.Sprintf("%s: the runs agree (%s to %s %s, %.0f%% apart)", r.Stack, amountOf(ct, cp.Min), amountOf(ct, cp.Max), unit, 100*spread))
 		} else {
-			line := fmt.Sprintf("%s: the runs **disagree** (%s to %s %s, %.0f%% apart); what bounded each: %s", r.Stack, units.Rate(cp.Min), units.Rate(cp.Max), unit, 100*spread, strings.Join(causes, "; "))
-			if d := disturbed(r.Steps); d != "" {
+			line := fmt.Sprintf("%s: the runs **disagree** (%s to %s %s, %.0f%% apart); what bounded each: %s", r.Stack, amountOf(ct, cp.Min), amountOf(ct, cp.Max), unit, 100*spread, strings.Join(causes, "; "))
+			if d := disturbed(ct, r.Steps); d != "" {
 				line += "; " + d
 			}
 			for _, n := range r.Unconverged {

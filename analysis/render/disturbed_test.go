@@ -18,11 +18,11 @@ func TestDisturbedNamesFailsAtRatesAnotherRunPassed(t *testing.T) {
 		st(2, 1, 1600, ramp.Pass, ""), st(2, 2, 3200, ramp.Latency, "host"), st(2, 3, 2400, ramp.Errors, "unexplained"),
 	}
 	want := "failed at rates another run passed: run 2 step 2 at 3,200 (host), step 3 at 2,400 (unexplained)"
-	if got := disturbed(steps); got != want {
+	if got := disturbed(&summary.CapacityTable{}, steps); got != want {
 		t.Errorf("disturbed:\n got %q\nwant %q", got, want)
 	}
 	steps[4].Cause, steps[5].Cause = "", ""
-	if got := disturbed(steps); got != "" {
+	if got := disturbed(&summary.CapacityTable{}, steps); got != "" {
 		t.Errorf("no causes kept (an old folder): %q, want nothing", got)
 	}
 }

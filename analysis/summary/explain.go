@@ -544,11 +544,13 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	if st.Loadgen != nil {
 		ev.genShare, ev.genSat = st.Loadgen.Share(), st.Loadgen.Saturated
 	}
-	unit := "req/s"
-	if st.Users != nil {
+	unit, load := "req/s", units.Rate(st.Target.Rate)
+	if st.Users != nil && st.Target.Rate == math.Trunc(st.Target.Rate) {
+		unit, load = "users", units.Group(int64(st.Target.Rate)) // a whole count of users, written whole
+	} else if st.Users != nil {
 		unit = "users"
 	}
-	what := fmt.Sprintf("failed at %s %s (%s)", units.Rate(st.Target.Rate), unit, v.Reason)
+	what := fmt.Sprintf("failed at %s %s (%s)", load, unit, v.Reason)
 	var sp span
 	if st.LatencyPath != "" {
 		if st.LatencyErr != nil {
