@@ -431,14 +431,9 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 			baseStack = b
 		}
 		for _, w := range nwins {
-			bw, ok := bwin[w.ID]
-			switch {
-			case !slices.Contains(bm.Parameters.Stacks, baseStack):
-				return nil, bad("route %s %s: the baseline %s has no row %s (rows: %s; --row NEW=BASE holds a row to another)", stack, w.ID, bf.Dir, baseStack, strings.Join(bm.Parameters.Stacks, ", "))
-			case !ok:
-				return nil, bad("route %s %s: the baseline %s did not measure the window %s (its windows: %s)", stack, w.ID, bf.Dir, w.ID, strings.Join(bm.Parameters.Cases, ", "))
-			case !sameRequest(bw, w):
-				return nil, bad("route %s %s: the study's case %s sends other requests than when the baseline %s was measured: measure a new baseline", stack, w.ID, w.Case.Name, bf.Dir)
+			bw, err := baseWindow(bf, stack, baseStack, w, bwin, "window", "windows", "case")
+			if err != nil {
+				return nil, err
 			}
 			covered[baseStack+"\x00"+w.ID] = true
 			r := &Route{Stack: stack, BaseStack: baseStack, Window: w.ID, Request: request(w), FailedRuns: failedRuns(ns.Failures, stack, w.ID), Together: within}
@@ -454,14 +449,9 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 		// A users case's flows (an own app's routes, with flows =
 		// "routes") are held as routes too.
 		for _, w := range nusers {
-			bw, ok := busers[w.ID]
-			switch {
-			case !slices.Contains(bm.Parameters.Stacks, baseStack):
-				return nil, bad("route %s %s: the baseline %s has no row %s (rows: %s; --row NEW=BASE holds a row to another)", stack, w.ID, bf.Dir, baseStack, strings.Join(bm.Parameters.Stacks, ", "))
-			case !ok:
-				return nil, bad("route %s %s: the baseline %s did not measure the users case %s (its cases: %s)", stack, w.ID, bf.Dir, w.ID, strings.Join(bm.Parameters.Cases, ", "))
-			case !sameRequest(bw, w):
-				return nil, bad("route %s %s: the study's users case %s or its flows send other requests than when the baseline %s was measured: measure a new baseline", stack, w.ID, w.Case.Name, bf.Dir)
+			bw, err := baseWindow(bf, stack, baseStack, w, busers, "users case", "cases", "users case (its flows)")
+			if err != nil {
+				return nil, err
 			}
 			for _, r := range c.usersRoutes(stack, baseStack, bw, w, failedRuns(ns.Failures, stack, w.ID), within) {
 				covered[baseStack+"\x00"+r.Window] = true
@@ -485,6 +475,24 @@ func compare(bf, nf *results.Folder, rowMap map[string]string) (*comparison, err
 		}
 	}
 	return c, nil
+}
+
+// baseWindow is the baseline's window that route stack w is held to, on
+// baseStack's row: an error when the baseline has no such row, did not
+// measure the window (a kind of window, listed as its kinds), or measured
+// it when its case (caseWords) sent other requests.
+func baseWindow(bf *results.Folder, stack, baseStack string, w study.Window, base map[string]study.Window, kind, kinds, caseWords string) (study.Window, error) {
+	bm := bf.Manifest
+	bw, ok := base[w.ID]
+	switch {
+	case !slices.Contains(bm.Parameters.Stacks, baseStack):
+		return bw, bad("route %s %s: the baseline %s has no row %s (rows: %s; --row NEW=BASE holds a row to another)", stack, w.ID, bf.Dir, baseStack, strings.Join(bm.Parameters.Stacks, ", "))
+	case !ok:
+		return bw, bad("route %s %s: the baseline %s did not measure the %s %s (its %s: %s)", stack, w.ID, bf.Dir, kind, w.ID, kinds, strings.Join(bm.Parameters.Cases, ", "))
+	case !sameRequest(bw, w):
+		return bw, bad("route %s %s: the study's %s %s sends other requests than when the baseline %s was measured: measure a new baseline", stack, w.ID, caseWords, w.Case.Name, bf.Dir)
+	}
+	return bw, nil
 }
 
 // refuseUpdate says why the new folder may not become the baseline ("":
