@@ -37,13 +37,17 @@ type measure struct {
 	format func(float64) string
 }
 
+// cpuMeasure names the app's CPU per request, the one measure a users
+// flow does not have.
+const cpuMeasure = "CPU µs/req"
+
 // measures in the order every output shows them.
 var measures = []measure{
 	{Name: "req/s", higherBetter: true, margin: func(g study.Guard) float64 { return g.ReqPerSec }, format: rate},
 	{Name: "p95 ms", margin: func(g study.Guard) float64 { return g.P95 }, format: ms},
 	{Name: "p99 ms", margin: func(g study.Guard) float64 { return g.P99 }, format: ms},
 	{Name: "errors", points: true, margin: func(g study.Guard) float64 { return g.ErrorRate }, format: share},
-	{Name: "CPU µs/req", margin: func(g study.Guard) float64 { return g.CPU }, format: sig},
+	{Name: cpuMeasure, margin: func(g study.Guard) float64 { return g.CPU }, format: sig},
 }
 
 // perRun is one row's values of each measure over one folder's runs, in

@@ -118,15 +118,13 @@ func (c *comparison) usersRoutes(stack, baseStack string, bw, w study.Window, fa
 		}
 		r.NBase, r.NNow = len(bv[0]), len(nv[0])
 		for i, m := range measures {
-			r.Cells = append(r.Cells, compareCell(m, c.guard, bv[i], nv[i], within))
-		}
-		// no value on either side is still a route that was not held
-		if users == 0 {
-			for i := range r.Cells {
-				r.Cells[i].measuredEmpty = false
-				r.Cells[i].Verdict = Unknown
+			cell := compareCell(m, c.guard, bv[i], nv[i], within)
+			// With no load both sides passed, a flow's measures are not
+			// held: unknown, not empty (the CPU, never a flow's, stays out).
+			if users == 0 && m.Name != cpuMeasure {
+				cell.measuredEmpty, cell.Verdict = false, Unknown
 			}
-			r.Cells = r.Cells[:len(measures)-1]
+			r.Cells = append(r.Cells, cell)
 		}
 		r.Verdict = routeVerdict(r)
 		out = append(out, r)

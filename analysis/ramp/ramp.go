@@ -357,7 +357,7 @@ func Decide(c *study.Case, steps []Step) Next {
 	// app, warmed up again.
 	if n.Cooldown && st.Verdicts[len(steps)-1].Kind == Errors {
 		what := "lost requests"
-		if u := last.Users; u != nil && u.Failed == 0 {
+		if last.Users != nil && last.Users.ChecksOnly() {
 			what = "failed checks"
 		}
 		n.Restart = fmt.Sprintf("step %d %s (%s)", last.N, what, st.Verdicts[len(steps)-1].Reason)

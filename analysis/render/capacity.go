@@ -248,16 +248,12 @@ func decidingBlocks(ct *summary.CapacityTable) []block {
 
 func pct1(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
 
-// unitOf is what a capacity table's steps count: "req/s", or "users".
-// amountOf writes a step's load in its table's unit: a rate to three
-// figures, a whole count of users as a whole number.
+// amountOf writes a step's load in its table's unit (units.Amount).
 func amountOf(ct *summary.CapacityTable, v float64) string {
-	if ct.Unit == "users" && v == math.Trunc(v) {
-		return units.Group(int64(v))
-	}
-	return units.Rate(v)
+	return units.Amount(v, ct.Unit == "users")
 }
 
+// unitOf is what a capacity table's steps count: "req/s", or "users".
 func unitOf(ct *summary.CapacityTable) string {
 	if ct.Unit == "users" {
 		return "users"

@@ -237,9 +237,6 @@ func notQuietRuns(s *summary.Summary) string {
 	return plural(len(runs), "run ", "runs ") + strings.Join(runs, ", ")
 }
 
-// warmupScope says what one warm-up preceded (the manifest's extra
-// "warmup"; folders written before it warmed every window up and say
-// nothing).
 // usersOnly: every case of the run is a users ramp (no windows, no
 // connections: each simulated user is its own).
 func usersOnly(s *summary.Summary) bool {
@@ -271,6 +268,9 @@ func loadWords(s *summary.Summary) string {
 	return steps + ", each user its own connection"
 }
 
+// warmupScope says what one warm-up preceded (the manifest's extra
+// "warmup"; folders written before it warmed every window up and say
+// nothing).
 func warmupScope(scope, maxS string) string {
 	switch scope {
 	case "steady":

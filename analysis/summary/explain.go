@@ -544,13 +544,11 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	if st.Loadgen != nil {
 		ev.genShare, ev.genSat = st.Loadgen.Share(), st.Loadgen.Saturated
 	}
-	unit, load := "req/s", units.Rate(st.Target.Rate)
-	if st.Users != nil && st.Target.Rate == math.Trunc(st.Target.Rate) {
-		unit, load = "users", units.Group(int64(st.Target.Rate)) // a whole count of users, written whole
-	} else if st.Users != nil {
+	unit := "req/s"
+	if st.Users != nil {
 		unit = "users"
 	}
-	what := fmt.Sprintf("failed at %s %s (%s)", load, unit, v.Reason)
+	what := fmt.Sprintf("failed at %s %s (%s)", units.Amount(st.Target.Rate, st.Users != nil), unit, v.Reason)
 	var sp span
 	if st.LatencyPath != "" {
 		if st.LatencyErr != nil {
@@ -568,7 +566,7 @@ func explainStep(f *results.Folder, run int, stack, c string, st *results.Step, 
 	switch {
 	case v.Kind == ramp.Generator:
 		e.Cause, e.Sentence = CauseGenerator, what+": the generator could not drive the step"
-	case v.Kind == ramp.Errors && st.Users != nil && st.Users.Failed == 0 && st.Users.ChecksFailed > 0:
+	case v.Kind == ramp.Errors && st.Users != nil && st.Users.ChecksOnly():
 		e.Cause, e.Sentence = CauseChecks, what+": every request had an answer with a status its step allows, but answers failed the flow's checks"
 	default:
 		e.Cause, e.Sentence = explain(ev, sp, what)

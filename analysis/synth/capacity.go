@@ -108,14 +108,13 @@ func K6Summary(reqs int64, p99 float64, vus int, secs float64, flows ...string) 
 		"options":    map[string]any{"summaryTrendStats": k6summary.TrendStats, "summaryTimeUnit": "", "noColor": true},
 		"state":      map[string]any{"isStdOutTTY": false, "isStdErrTTY": false, "testRunDurationMs": (secs + 16) * 1000},
 		"metrics": map[string]any{
-			k6summary.Measured(k6summary.Reqs):   m("counter", map[string]any{"count": reqs, "rate": float64(reqs) / (secs + 16)}),
-			k6summary.Measured(k6summary.Failed): m("rate", map[string]any{"rate": 0, "passes": 0, "fails": reqs}),
-			k6summary.Measured(k6summary.Checks): m("rate", map[string]any{"rate": 1, "passes": 2 * reqs, "fails": 0}),
-			k6summary.Measured(k6summary.Duration): map[string]any{"type": "trend", "contains": "time", "values": map[string]any{
-				"avg": p99 / 3, "min": p99 / 20, "med": p99 / 4, "max": p99 * 1.4, "p(90)": p99 / 2, "p(99)": p99, "count": reqs}},
-			"vus_max":      m("gauge", map[string]any{"value": vus, "min": vus, "max": vus}),
-			"iterations":   m("counter", map[string]any{"count": reqs / 2, "rate": float64(reqs) / 2 / (secs + 16)}),
-			k6summary.Reqs: m("counter", map[string]any{"count": int64(float64(reqs) * (secs + 16) / secs), "rate": float64(reqs) / secs}),
+			k6summary.Measured(k6summary.Reqs):     m("counter", map[string]any{"count": reqs, "rate": float64(reqs) / (secs + 16)}),
+			k6summary.Measured(k6summary.Failed):   m("rate", map[string]any{"rate": 0, "passes": 0, "fails": reqs}),
+			k6summary.Measured(k6summary.Checks):   m("rate", map[string]any{"rate": 1, "passes": 2 * reqs, "fails": 0}),
+			k6summary.Measured(k6summary.Duration): trend(reqs),
+			"vus_max":                              m("gauge", map[string]any{"value": vus, "min": vus, "max": vus}),
+			"iterations":                           m("counter", map[string]any{"count": reqs / 2, "rate": float64(reqs) / 2 / (secs + 16)}),
+			k6summary.Reqs:                         m("counter", map[string]any{"count": int64(float64(reqs) * (secs + 16) / secs), "rate": float64(reqs) / secs}),
 		},
 	}
 	metrics := out["metrics"].(map[string]any)

@@ -60,6 +60,15 @@ func Rate(v float64) string {
 	return Group(int64(math.Round(v)))
 }
 
+// Amount writes a step's load: a whole count of users as a whole number
+// ("38", "3,200"), anything else as a rate.
+func Amount(v float64, users bool) string {
+	if users && v == math.Trunc(v) {
+		return Group(int64(v))
+	}
+	return Rate(v)
+}
+
 // Group writes n with its thousands separated by commas.
 func Group(n int64) string {
 	s := strconv.FormatInt(n, 10)

@@ -32,3 +32,17 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+// A whole count of users is written whole; a rate, or users not whole, as
+// a rate.
+func TestAmount(t *testing.T) {
+	for _, c := range []struct {
+		v     float64
+		users bool
+		want  string
+	}{{38, true, "38"}, {3200, true, "3,200"}, {38, false, "38.0"}, {37.5, true, "37.5"}} {
+		if got := Amount(c.v, c.users); got != c.want {
+			t.Errorf("Amount(%v, %v) = %q, want %q", c.v, c.users, got, c.want)
+		}
+	}
+}

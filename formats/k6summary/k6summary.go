@@ -310,6 +310,11 @@ func flows(ms map[string]metricJS, whole func(name, key string, v float64) (int6
 	return out, nil
 }
 
+// ChecksOnly: every request of the span had an answer with a status its
+// step allows, and yet checks failed (a body without its text, a value
+// not captured).
+func (s *Step) ChecksOnly() bool { return s.Failed == 0 && s.ChecksFailed > 0 }
+
 // PerSec is the measured span's requests a second.
 func (s *Step) PerSec(measureS float64) float64 {
 	if measureS <= 0 {
