@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # tool_versions: "name version" of each tool a bench's numbers depend on.
-# The bench records them in the manifest; rerun compares them with it.
-# k6 is listed when it is on PATH (built by bootstrap --with-k6 only).
+# The bench records them in the manifest; rerun compares them with it (k6 when built).
 tool_versions() {
   echo "docker $(docker version -f '{{.Server.Version}}' 2>/dev/null || echo none)"
   echo "go $(go env GOVERSION 2>/dev/null || echo none)"
