@@ -4,19 +4,15 @@
 # plan's (package ramp), asked once per step; this file only runs what it
 # is told and keeps the raw files: raw/run-N/<row>/<case>/step-NN.*.
 
-declare -gA WIN_LANES=()
-
-# plan_capacity WINDOW: the window's lanes (WIN_LANES: one vegeta each, the
-# requests that wait on the upstream apart) and each lane's targets
+# plan_capacity WINDOW: each of the window's lanes (plan window's "lane"
+# lines: one vegeta each, the requests that wait on the upstream apart)
+# with its targets
 plan_capacity() {
-  local key lane
-  WIN_LANES[$1]=""
-  while read -r key lane; do
-    [[ "$key" != users ]] || k6_check
-    [[ "$key" == lane ]] || continue
-    WIN_LANES[$1]+="$lane "
+  local lane
+  [[ -z "$(win "$1" users)" ]] || k6_check
+  for lane in $(win "$1" lane); do
     lab_tool plan targets "$STUDY_FILE" "$1" --lane "$lane" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT" >"$WORK/plan/$1.$lane.targets"
-  done < <(lab_tool plan window "$STUDY_FILE" "$1")
+  done
 }
 
 # vegeta_check: the pinned vegeta is on PATH (a capacity study needs it)
@@ -94,7 +90,7 @@ vegeta_lane() {
 vegeta_step() {
   local base=$1 lane pids=() outs=() i rc=0 lead=${5:-0} cut=()
   ((lead <= 0)) || cut=("$(($(date +%s%N) + lead * 1000000000))" "$lead")
-  for lane in ${WIN_LANES[$2]}; do
+  for lane in $(win "$2" lane); do
     in_background vegeta_lane "$(lane_file "$base" "$lane")" "$2" "$lane" "$3" "$4" "${cut[@]}"
     pids+=("$BG_PID") outs+=("$(lane_file "$base" "$lane")")
   done
@@ -173,24 +169,12 @@ ports_settle() { "$(lab_tool_path settle)" ports || true; }
 # BASE.settle.json; an app that does not settle is restarted, and
 # BASE.restart says so.
 ramp_cooldown() {
-  local base=$3 pin=$LOADGEN_CPUS
-  # the generator's CPUs are another machine's when it has an engine: the
-  # sampler's are this one's
-  [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || pin=${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}
+  local base=$3
   ports_settle
-  local ready
-  ready="http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")"
-  if app_remote; then
-    # beside the app, on its machine: its cgroup, and a probe from there
-    local rc=0
-    app_tool "stacklab-$BENCH_ID-settle-$RANDOM" --emit /tmp/out -- settle --pid "$APP_PID" --url "$ready" \
-      --out /tmp/out >"$base.settle.json" 2>>"$WORK/settle.log" || rc=$?
-    [[ -s "$base.settle.json" ]] || rm -f "$base.settle.json"
-    ((rc)) || return 0
-  elif taskset -c "$pin" "$(lab_tool_path settle)" --pid "$APP_PID" --url "$ready" \
-    --out "$base.settle.json" >>"$WORK/settle.log" 2>&1; then
-    return 0
-  fi
+  # beside the app (on its machine when it has an engine): its cgroup, and
+  # a probe of its ready path from there
+  role_tool app "$ROLE_SAMPLER_CPUS" "$base.settle.json" -- settle --pid "$APP_PID" \
+    --url "http://127.0.0.1:$APP_PORT$(ready_path "$(row_stack "$2")")" --out @OUT 2>>"$WORK/settle.log" && return 0
   ramp_restart "$1" "$2" "$base" "the app did not settle after the step before (within bench/settle's limit)"
 }
 
@@ -210,26 +194,16 @@ ramp_restart() {
 # ramp_trim ROW BASE WHEN: delete the rows the app wrote since the seed
 # (plan ramp says "trim yes" when the mix writes), a line to BASE.trim
 ramp_trim() {
-  local out rc=0 pin=()
-  # on the generator's CPUs when they are this machine's: nothing of the
-  # lab's runs on the app's CPUs just before its window
-  [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]] || pin=(taskset -c "$LOADGEN_CPUS")
-  if app_remote && [[ "$(row_db "$1")" != postgres ]]; then
-    # beside an app on its own engine (on the sampler's CPUs there), on
-    # its volume, as its uid
-    local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
-    out=$(app_tool "stacklab-$BENCH_ID-trim-$RANDOM" -- seed trim ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} /data/app.db 2>&1) || rc=$?
-  else
-    out=$("${pin[@]}" "$(lab_tool_path seed)" trim ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$(row_db_target "$1" "$DB_DIR")" 2>&1) || rc=$?
-  fi
+  local out rc=0
+  # beside the app, on the sampler's CPUs: nothing of the lab's runs on
+  # the app's CPUs just before its window
+  out=$(role_tool app "$ROLE_SAMPLER_CPUS" - --data -- seed trim ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} "$(row_db_target "$1" @DATA)" 2>&1) || rc=$?
   if ((rc == 0)); then
     echo "$3: $out" >>"$2.trim"
   else
     echo "$3: the trim failed: $out" >>"$2.trim"
     note "bench: ${2#"$RUN_DIR"/}: the rows written since the seed could not be deleted $3: $out"
   fi
-  # the trim may have made a journal file as root; the app runs as its own uid
-  [[ "$(row_db "$1")" == postgres ]] || app_remote || confine_data_dir "$DB_DIR"
 }
 
 # ramp_step RUN ROW WINDOW SDIR N RATE WARM [TRIM]: warm up WARM s at RATE,

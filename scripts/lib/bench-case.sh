@@ -3,46 +3,40 @@
 # container, warm up, measure with oha while cgsample watches the cgroup,
 # keep the raw files, and turn a crash into a failed case, not a dead bench.
 # What each window sends comes from the study, through bench/plan
-# (plan_windows fills WIN_* once per bench); nothing here names a case.
+# (plan_windows writes each window's facts and load once per bench, and
+# win reads them back); nothing here names a case.
 
-declare -gA WIN_FRESH=() WIN_COMPANION=() WIN_CEILING=() WIN_ROWS=() WIN_RAMP=() WIN_WARM=() WIN_SESSION=() WIN_JOBS=()
-
-# plan_windows: each window's facts, and its oha arguments in $WORK/plan/
-# (NUL-separated, as bench/plan writes them)
+# plan_windows: each window's facts (plan window's lines) into
+# $WORK/plan/WINDOW.facts, and its oha arguments beside them (NUL-separated,
+# as bench/plan writes them)
 plan_windows() {
-  local w key value
+  local w
   mkdir -p "$WORK/plan"
   for w in "${WINDOWS[@]}"; do
-    while read -r key value; do
-      case "$key" in
-        fresh_db) WIN_FRESH[$w]=$value ;;
-        companion) WIN_COMPANION[$w]=$value ;;
-        ceiling) WIN_CEILING[$w]=$value ;;
-        rows) WIN_ROWS[$w]=$value ;;
-        ramp) WIN_RAMP[$w]=$value ;;
-        warm) WIN_WARM[$w]=$value ;;
-        session) WIN_SESSION[$w]=$value ;;
-        jobs) WIN_JOBS[$w]=$value ;;
-      esac
-    done < <(lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --warm-each "$WARM_EACH")
-    if ((WIN_RAMP[$w])); then
+    lab_tool plan window "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --warm-each "$WARM_EACH" >"$WORK/plan/$w.facts"
+    if win_is "$w" ramp; then
       vegeta_check
       plan_capacity "$w"
       continue
     fi
     # A window that signs in gets its arguments once it has (window_sign_in).
-    ((${WIN_SESSION[$w]:-0})) || plan_app_load "$w" "$APP_PORT" "$WORK/plan"
-    ((WIN_CEILING[$w])) && lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
+    win_is "$w" session || plan_app_load "$w" "$APP_PORT" "$WORK/plan"
+    ! win_is "$w" ceiling || lab_tool plan oha "$STUDY_FILE" "$w" --ceiling --connections "$CONNECTIONS" \
       --url "http://${ROLE_CEILING_ADDR:-127.0.0.1}:$UPSTREAM_PORT" >"$WORK/plan/$w.ceiling"
   done
-  return 0
 }
+
+# win WINDOW KEY: the window's KEY as plan window gave it (a line each when
+# KEY repeats, as lane does; nothing when the window has none); win_is
+# WINDOW KEY: is it 1?
+win() { awk -v k="$2" '$1 == k { sub(/^[^ ]+ /, ""); print }' "$WORK/plan/$1.facts"; }
+win_is() { [[ "$(win "$@")" == 1 ]]; }
 
 # plan_app_load WINDOW PORT DIR: the window's oha arguments against the app
 # on PORT (and its companion's) into DIR/WINDOW.oha (.companion)
 plan_app_load() {
   lab_tool plan oha "$STUDY_FILE" "$1" --connections "$CONNECTIONS" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$2" >"$3/$1.oha"
-  ((WIN_COMPANION[$1])) || return 0
+  win_is "$1" companion || return 0
   lab_tool plan oha "$STUDY_FILE" "$1" --companion --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$2" >"$3/$1.companion"
 }
 
@@ -123,28 +117,16 @@ window_record() {
 }
 
 # memory_read FILE: append the container's memory now (RSS apart from page
-# cache, as bench/cgsample reads its cgroup) to FILE
+# cache, as bench/cgsample reads its cgroup) to FILE, read beside the app
 memory_read() {
-  if app_remote; then
-    app_tool "stacklab-$BENCH_ID-memory-$RANDOM" --emit /tmp/out -- cgsample memory --pid "$APP_PID" --out /tmp/out >>"$1" 2>>"$WORK/cgsample.log" || true
-    return 0
-  fi
-  "$(lab_tool_path cgsample)" memory --pid "$APP_PID" --out "$1" 2>>"$WORK/cgsample.log" || true
+  role_tool app "$ROLE_SAMPLER_CPUS" "$1" -- cgsample memory --pid "$APP_PID" --out @OUT 2>>"$WORK/cgsample.log" || true
 }
 
-# db_rows DB TABLE: the table's row count, or nothing when it cannot be
-# read; DB is a SQLite file or a row's Postgres database (row_db_target);
-# for an app on an engine of its own, its database there
+# db_rows ROW TABLE: the table's row count in ROW's live database (its
+# SQLite file, read beside the app, or its Postgres database), or nothing
+# when it cannot be read
 db_rows() {
-  if app_remote && [[ "$1" != postgres://* ]]; then
-    # the live database is on the app's machine, in its container's volume
-    local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
-    app_tool "stacklab-$BENCH_ID-rows-$RANDOM" -- seed rows /data/app.db "$2" 2>/dev/null || true
-  elif [[ "$1" == postgres://* ]]; then
-    lab_tool seed rows "$1" "$2" 2>/dev/null || true
-  else
-    sqlite3 "file:$1?mode=ro" "SELECT COUNT(*) FROM \"$2\"" 2>/dev/null || true
-  fi
+  role_tool app "$ROLE_SAMPLER_CPUS" - --data -- seed rows "$(row_db_target "$1" @DATA)" "$2" 2>/dev/null || true
 }
 
 # container_name ROW: a Docker name for the row (a variant's brackets dropped)
@@ -164,7 +146,7 @@ session_start() {
   confine_record "$RUN_DIR" "$row" "$CONTAINER" "${ROLE_APP_ENGINE:-}" || note "bench: could not record $row's confinement"
   BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
   # (on the app's machine: its instruments run there)
-  APP_PID=$(app_docker inspect -f '{{.State.Pid}}' "$CID")
+  APP_PID=$(app_pid "$CID")
 }
 
 stack_session() {
@@ -191,7 +173,7 @@ stack_session() {
   eta_done boot "$t0"
   memory_read "$mem_idle"
   for w in "${WINDOWS[@]}"; do
-    if ((WIN_FRESH[$w])) || ! container_running "$CONTAINER"; then
+    if win_is "$w" fresh_db || ! container_running "$CONTAINER"; then
       ((CASES_HERE)) && memory_read "$mem_after"
       restarts=$((restarts + 1))
       if ! eta_timed restart session_start "$run" "$row"; then
@@ -200,7 +182,7 @@ stack_session() {
       fi
     fi
     progress "$run" "$row" "$w"
-    if ((${WIN_SESSION[$w]:-0})) && ! window_sign_in "$w"; then
+    if win_is "$w" session && ! window_sign_in "$w"; then
       fail_cases "$run" "$row" "could not sign in before the window: ${SIGNIN_ERR:-no answer}" "$w"
       continue
     fi
@@ -245,7 +227,11 @@ warm_up() {
 # warm_before WINDOW FIRST: does WINDOW get a warm-up of its own, FIRST=1
 # for a container's first window? As plan window said (warm each, first
 # or never: the rule and its ETA are bench/plan's, eta.go).
-warm_before() { [[ "${WIN_WARM[$1]}" == each || ("${WIN_WARM[$1]}" == first && $2 == 1) ]]; }
+warm_before() {
+  local warm
+  warm=$(win "$1" warm)
+  [[ "$warm" == each || ("$warm" == first && $2 == 1) ]]
+}
 
 # check_row ROW DIR: before any window counts, docs/app.md's checks for a lab
 # stack and the study's per-case checks for every row, into DIR/verify.txt;
@@ -271,7 +257,7 @@ fail_cases() {
   shift 3
   for w in "$@"; do
     echo "$reason" >"$dir/$w.error"
-    app_docker logs "$CONTAINER" >"$dir/$w.log" 2>&1 || true
+    app_logs "$CONTAINER" >"$dir/$w.log" || true
     lab_tool record failure "$RUN_DIR" --run "$run" --stack "$row" --case "$w" --reason "$reason"
     FAILED_CASES=$((FAILED_CASES + 1))
     note "bench: FAILED run $run $row $w: $reason (log: ${dir#"$LAB_ROOT"/}/$w.log)"
@@ -279,11 +265,12 @@ fail_cases() {
 }
 
 run_case() {
-  local run=$1 row=$2 w=$3 dir=$4 rows_before="" table=${WIN_ROWS[$3]:-}
-  ((WIN_RAMP[$w])) && { run_ramp "$@"; return 0; }
-  [[ -n "$table" ]] && rows_before=$(db_rows "$(row_db_target "$row" "$DB_DIR")" "$table")
+  local run=$1 row=$2 w=$3 dir=$4 rows_before="" table jobs
+  ! win_is "$w" ramp || { run_ramp "$@"; return 0; }
+  table=$(win "$w" rows) jobs=$(win "$w" jobs)
+  [[ -n "$table" ]] && rows_before=$(db_rows "$row" "$table")
   local done_before=""
-  [[ -n "${WIN_JOBS[$w]:-}" ]] && done_before=$(db_rows "$(row_db_target "$row" "$DB_DIR")" audit)
+  [[ -n "$jobs" ]] && done_before=$(db_rows "$row" audit)
   canary_read "$dir/$w.canary.jsonl" before
   local since from_ns
   since=$(date -u +%FT%T.%NZ) from_ns=$(date +%s%N)
@@ -291,7 +278,7 @@ run_case() {
   [[ "$(row_db "$row")" == postgres ]] && pg_sampler_start "$dir/$w.pg.jsonl"
   hiccup_start "$dir/$w"
   local companion=""
-  if ((WIN_COMPANION[$w])); then
+  if win_is "$w" companion; then
     window_start "$dir/$w.writers.json" "$DURATION" "${PLAN:-$WORK/plan}/$w.companion" timeline
     companion=$BG_PID
   fi
@@ -309,12 +296,12 @@ run_case() {
   [[ -n "$companion" ]] && { window_record "$dir/$w.writers.json" || ((oha_rc)) || oha_rc=1; }
   canary_read "$dir/$w.canary.jsonl" after
   if [[ -n "$table" ]]; then
-    lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$(row_db_target "$row" "$DB_DIR")" "$table")" ||
+    lab_tool record rows "$dir/$w.rows.json" --before "${rows_before:--1}" --after "$(db_rows "$row" "$table")" ||
       note "bench: run $run $row $w: table $table could not be counted (its rows check will fail)"
   fi
-  [[ -n "$done_before" ]] && job_pace "$row" "$dir/$w.jobs.json" "$done_before" "${WIN_JOBS[$w]}"
+  [[ -n "$done_before" ]] && job_pace "$row" "$dir/$w.jobs.json" "$done_before" "$jobs"
   if ! container_running "$CONTAINER"; then
-    fail_cases "$run" "$row" "the container exited during the window ($(app_docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$CONTAINER" 2>/dev/null))" "$w"
+    fail_cases "$run" "$row" "the container exited during the window ($(app_exit_words "$CONTAINER"))" "$w"
   elif ((oha_rc == 124 || oha_rc == 137)); then
     fail_cases "$run" "$row" "oha was still waiting for answers ${WINDOW_GRACE_S} s after the window's end: the stack stopped answering some requests" "$w"
   elif ((oha_rc != 0)) || [[ ! -s "$dir/$w.json" ]]; then
@@ -326,11 +313,9 @@ run_case() {
 # AFTER_S past the window (plan window's "jobs"), then the audit rows
 # written since the window's start and the jobs left, into OUT
 job_pace() {
-  local target
-  target=$(row_db_target "$1" "$DB_DIR")
   sleep "$4"
-  lab_tool record jobs "$2" --done-before "$3" --done-after "$(db_rows "$target" audit)" \
-    --backlog "$(db_rows "$target" jobs)" --window-s "$DURATION" --after-s "$4" ||
+  lab_tool record jobs "$2" --done-before "$3" --done-after "$(db_rows "$1" audit)" \
+    --backlog "$(db_rows "$1" jobs)" --window-s "$DURATION" --after-s "$4" ||
     note "bench: ${2#"$RUN_DIR"/}: the job pace could not be recorded (see the line above)"
 }
 
@@ -346,15 +331,8 @@ canary_read() {
     [[ "$set" == loadgen ]] && cpus=$LOADGEN_CPUS app=()
     # Its error goes in the line itself: the bench's scratch folder is
     # removed when the bench ends, so a path into it would name nothing.
-    # on the role's own engine, in a container there
-    if role_contained "$set"; then
-      role_run "$set" "$cpus" "stacklab-$BENCH_ID-canary-$RANDOM" --emit /tmp/canary.jsonl -- canary --out /tmp/canary.jsonl \
-        --label "$2 $set" --cpus "$cpus" ${app[@]+"${app[@]}"} >>"$1" 2>"$WORK/canary.err" ||
-        note "bench: the CPU-speed canary failed on $(role_words "$set")'s engine, CPUs $cpus ($2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
-      continue
-    fi
-    taskset -c "$cpus" "$(lab_tool_path canary)" --out "$1" --label "$2 $set" --cpus "$cpus" "${app[@]}" 2>"$WORK/canary.err" ||
-      note "bench: the CPU-speed canary failed on CPUs $cpus ($set, $2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
+    role_tool "$set" "$cpus" "$1" -- canary --out @OUT --label "$2 $set" --cpus "$cpus" ${app[@]+"${app[@]}"} 2>"$WORK/canary.err" ||
+      note "bench: the CPU-speed canary failed on $(role_words "$set")'s CPUs $cpus ($2 the window): $(tail -n1 "$WORK/canary.err" 2>/dev/null || echo 'no message')"
   done
 }
 
@@ -404,36 +382,19 @@ sampler_interval() {
   echo "$((ms < SAMPLER_MIN_MS ? SAMPLER_MIN_MS : ms))ms"
 }
 
-# sampler_run OUT: the sampler on the load generator's CPUs, its own CPU
-# time to OUT.time (what watching costs, measured rather than inferred)
-sampler_run() {
-  if app_remote; then
-    # beside the app, on its machine, in a container there; its CPU time
-    # comes back once it has stopped
-    local name="stacklab-$BENCH_ID-sampler-$BASHPID"
-    LOADGEN_KEEP=1 app_tool "$name" --time /tmp/time --emit /tmp/out -- cgsample --pid "$APP_PID" --interval "$(sampler_interval)" \
-      --cpuset "app=$APP_CPUS" --out /tmp/out >"$1" 2>>"$WORK/cgsample.log"
-    app_docker cp "$name:/tmp/time" "$1.time" >/dev/null 2>&1 || true
-    app_docker rm -f "$name" >/dev/null 2>&1 || true
-    [[ -s "$1" ]] || rm -f "$1"
-    return 0
-  fi
-  (
-    TIMEFORMAT='%3U %3S %3R'
-    # (the generator's CPUs are this machine's only when it runs here)
-    local sets=(--cpuset "app=$APP_CPUS")
-    [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] && sets+=(--cpuset "loadgen=$LOADGEN_CPUS")
-    time taskset -c "${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}" "$(lab_tool_path cgsample)" --pid "$APP_PID" --interval "$(sampler_interval)" \
-      "${sets[@]}" --out "$1" 2>>"$WORK/cgsample.log"
-  ) 2>"$1.time"
-}
-
+# sampler_start OUT: the cgroup sampler beside the app, on the sampler's
+# CPUs, into OUT, its own CPU time to OUT.time (what watching costs,
+# measured rather than inferred); the generator's CPUs are watched too when
+# they are on the same machine (the same engine)
 SAMPLER_PID="" SAMPLER_OUT=""
 sampler_start() {
   ((SAMPLER)) || return 0
-  in_background sampler_run "$1"
+  local sets=(--cpuset "app=$APP_CPUS")
+  [[ "$(role_engine loadgen)" != "$(role_engine app)" ]] || sets+=(--cpuset "loadgen=$LOADGEN_CPUS")
+  in_background role_tool app "$ROLE_SAMPLER_CPUS" "$1" --time "$1.time" -- cgsample --pid "$APP_PID" --interval "$(sampler_interval)" \
+    "${sets[@]}" --out @OUT 2>>"$WORK/cgsample.log"
   SAMPLER_PID=$BG_PID SAMPLER_OUT=$1
-  ! app_remote || wait_running "$ROLE_APP_ENGINE" "stacklab-$BENCH_ID-sampler-$SAMPLER_PID" "$SAMPLER_PID"
+  role_tool_wait app cgsample "$SAMPLER_PID"
 }
 
 # kill_leaves PID: TERM the processes at the bottom of PID's tree only (the
@@ -447,15 +408,8 @@ kill_leaves() {
 # sampler_stop: TERM the sampler, then its CPU time into <window>.sampler.json
 sampler_stop() {
   [[ -n "$SAMPLER_PID" ]] || return 0
-  local child
-  if app_remote; then
-    # told to stop in its container; sampler_run then copies its files back
-    stop_in_container "$ROLE_APP_ENGINE" "stacklab-$BENCH_ID-sampler-$SAMPLER_PID" "$SAMPLER_PID"
-  else
-    for child in $(pgrep -P "$SAMPLER_PID" 2>/dev/null); do kill_leaves "$child"; done
-  fi
-  finish_background "$SAMPLER_PID" 2>/dev/null || true
-  lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "${ROLE_SAMPLER_CPUS:-$LOADGEN_CPUS}" 2>/dev/null || true
+  role_tool_stop app cgsample "$SAMPLER_PID"
+  lab_tool record loadgen "${SAMPLER_OUT%.cgroup.jsonl}.sampler.json" --time "$SAMPLER_OUT.time" --cpus "$ROLE_SAMPLER_CPUS" 2>/dev/null || true
   rm -f "$SAMPLER_OUT.time"
   SAMPLER_PID="" SAMPLER_OUT=""
 }
@@ -467,7 +421,7 @@ runtime_pauses() {
   local kind
   kind=$(stack_env_get "$(row_stack "$1")" PAUSE_LOG)
   [[ -n "$kind" ]] || return 0
-  app_docker logs --timestamps --since "$2" "$CONTAINER" 2>&1 | lab_tool record pauses "$3" --runtime "$kind" ||
+  app_logs "$CONTAINER" "$2" | lab_tool record pauses "$3" --runtime "$kind" ||
     note "bench: ${3#"$RUN_DIR"/}: the runtime's pauses could not be kept"
 }
 
@@ -487,42 +441,25 @@ upstream_lateness() {
 # pinned to the app's CPUs and one pinned to the generator's, into
 # BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl: the host's own
 # stalls, on the clock of the latency timeline.
-HICCUP_PIDS=()
-# a role's meter in a container on its own engine: its container's name,
-# and the background client whose stdout is the meter's log
-declare -gA HICCUP_CONTAINER=() HICCUP_CLIENT=()
+# Each meter runs as role_tool does for its role (on its engine when the
+# role has one), and the window waits until both run.
+HICCUP_PIDS=() # "ROLE PID" of each meter running
 hiccup_start() {
   ((HICCUP)) || return 0
   local role cpus
   for role in app loadgen; do
     cpus=$APP_CPUS
     [[ "$role" == loadgen ]] && cpus=$LOADGEN_CPUS
-    if role_contained "$role"; then
-      # in a container on the role's engine, pinned to its CPUs there; its
-      # log comes back on stdout when hiccup_stop has it stopped, and the
-      # window waits until it runs
-      HICCUP_CONTAINER[$role]="stacklab-$BENCH_ID-hiccup-$role-$RANDOM"
-      in_background role_run "$role" "$cpus" "${HICCUP_CONTAINER[$role]}" --emit /tmp/hiccup.jsonl -- hiccup --out /tmp/hiccup.jsonl --label "$role" \
-        --cpus "$cpus" >"$1.hiccup-$role.jsonl" 2>>"$WORK/hiccup.log"
-      HICCUP_CLIENT[$role]=$BG_PID
-      wait_running "$(role_engine "$role")" "${HICCUP_CONTAINER[$role]}" "$BG_PID"
-      continue
-    fi
-    in_background taskset -c "$cpus" "$(lab_tool_path hiccup)" --out "$1.hiccup-$role.jsonl" --label "$role" --cpus "$cpus" >/dev/null 2>>"$WORK/hiccup.log"
-    HICCUP_PIDS+=("$BG_PID")
+    in_background role_tool "$role" "$cpus" "$1.hiccup-$role.jsonl" -- hiccup --out @OUT --label "$role" --cpus "$cpus" 2>>"$WORK/hiccup.log"
+    HICCUP_PIDS+=("$role $BG_PID")
+    role_tool_wait "$role" hiccup "$BG_PID"
   done
 }
 
 # hiccup_stop: TERM the meters; each writes its last line as it exits
 hiccup_stop() {
-  local pid role
-  for pid in "${HICCUP_PIDS[@]}"; do kill_leaves "$pid"; done
-  for role in "${!HICCUP_CLIENT[@]}"; do
-    stop_in_container "$(role_engine "$role")" "${HICCUP_CONTAINER[$role]}" "${HICCUP_CLIENT[$role]}"
-    finish_background "${HICCUP_CLIENT[$role]}" 2>/dev/null || true
-  done
-  HICCUP_CLIENT=() HICCUP_CONTAINER=()
-  for pid in "${HICCUP_PIDS[@]}"; do finish_background "$pid" 2>/dev/null || true; done
+  local m
+  for m in "${HICCUP_PIDS[@]}"; do role_tool_stop "${m% *}" hiccup "${m#* }"; done
   HICCUP_PIDS=()
 }
 
@@ -568,7 +505,7 @@ upstream_start() {
 upstream_ceilings() {
   local w out
   for w in "${WINDOWS[@]}"; do
-    ((WIN_CEILING[$w])) || continue
+    win_is "$w" ceiling || continue
     out="$RUN_DIR/raw/run-$1/$w-ceiling.json"
     window_start "$out" "$DURATION" "$WORK/plan/$w.ceiling"
     window_finish "$BG_PID" "$out" || true
@@ -624,12 +561,7 @@ network_path() {
     app_docker rm -f "$name" >/dev/null 2>&1 || true
     return 0
   fi
-  if [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
-    loadgen_run "stacklab-$BENCH_ID-netpath-$RANDOM" --emit /tmp/netpath.json -- netpath --addr "$addr" --out /tmp/netpath.json \
-      >"$WORK/netpath.json" 2>"$WORK/netpath.err" && mv "$WORK/netpath.json" "$out" || rc=$?
-  else
-    taskset -c "$LOADGEN_CPUS" "$(lab_tool_path netpath)" --addr "$addr" --out "$out" 2>"$WORK/netpath.err" || rc=$?
-  fi
+  role_tool loadgen "$LOADGEN_CPUS" "$out" -- netpath --addr "$addr" --out @OUT 2>"$WORK/netpath.err" || rc=$?
   ((rc == 0)) || note "bench: run $1: the network path check failed: $(tail -n1 "$WORK/netpath.err" 2>/dev/null || echo 'no message')"
   app_docker rm -f "$name" >/dev/null 2>&1 || true
 }

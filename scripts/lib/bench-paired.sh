@@ -114,7 +114,7 @@ bench_paired_main() {
   local w k row first=1 rows=${#ROWS[@]} up=()
   ((rows >= 2)) || die "bench: the paired profile compares rows: ${STUDY_FILE#"$LAB_ROOT"/} runs ${rows} (give two or more with --stacks)"
   for w in "${WINDOWS[@]}"; do
-    ((WIN_RAMP[$w])) && die "bench: the paired profile runs closed-loop cases; '$w' is a capacity ramp"
+    ! win_is "$w" ramp || die "bench: the paired profile runs closed-loop cases; '$w' is a capacity ramp"
   done
   paired_plan
   eta_start --paired
@@ -127,25 +127,24 @@ bench_paired_main() {
   for ((k = 1; k <= RUNS; k++)); do mkdir -p "$RUN_DIR/raw/run-$k"; done
   # the mock's own ceiling, once (run-1), for the upstream rows to be read against
   (($(eta left-of ceilings))) && eta_timed ceilings upstream_ceilings 1
-  local wi t0 rc
-  declare -gA P_OUT=()
+  local wi t0 rc gone=" " # gone: the rows out (they did not come up, or failed their checks)
   for ((wi = 0; wi < ${#WINDOWS[@]}; wi++)); do
     w=${WINDOWS[wi]}
     # Every row comes up (again, on a fresh database) for the first case and
     # for each fresh_db case; the others keep their containers. A row that
     # failed to come up or failed its checks is out for the cases left.
-    if ((first || WIN_FRESH[$w])); then
+    if ((first)) || win_is "$w" fresh_db; then
       up=()
       for row in "${ROWS[@]}"; do
-        ((${P_OUT[$row]:-0})) && continue
+        [[ "$gone" != *" $row "* ]] || continue
         t0=$(eta_now) rc=0
         paired_start "$row" "$first" || rc=$?
         eta_done "$( ((first)) && echo boot || echo restart)" "$t0"
         case $rc in
           0) up+=("$row") ;;
-          1) P_OUT[$row]=1
+          1) gone+="$row "
             paired_fail "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${WINDOWS[@]:wi}" ;;
-          *) P_OUT[$row]=1
+          *) gone+="$row "
             paired_fail "$row" "failed its checks (see run-1's verify.txt): its numbers would not be comparable" "${WINDOWS[@]:wi}" ;;
         esac
       done

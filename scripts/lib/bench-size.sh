@@ -10,7 +10,7 @@
 
 SIZE_TAGS=()        # images this bench built, removed on exit
 SIZE_FAILED=0       # measures not taken (a stack folder's fault: one line each)
-declare -gA SIZE_TOOK=()  # seconds each stack took in run 1: the later runs' ETA
+SIZE_TOOK=() # "STACK=SECONDS" each stack took in run 1: the later runs' ETA
 
 # size_cleanup: remove the images this bench tagged (called by cleanup)
 size_cleanup() {
@@ -76,7 +76,7 @@ size_main() {
       SIZE_LEFT=$(size_left "$run" "$row")
       local t0=$SECONDS
       size_stack "$run" "$row" "$i"
-      ((run > 1)) || SIZE_TOOK[$row]=$((SECONDS - t0))
+      ((run > 1)) || SIZE_TOOK+=("$row=$((SECONDS - t0))")
     done < <(run_order "$run")
     lab_tool record run "$RUN_DIR" "$run" --order "$(run_order "$run" | paste -sd,)"
   done
@@ -92,9 +92,7 @@ size_main() {
 # size_left RUN STACK: the time left from STACK of RUN on, as run 1 took
 # it (Go's arithmetic: plan size-left; unknown during run 1)
 size_left() {
-  local s took=()
-  for s in "${!SIZE_TOOK[@]}"; do took+=("$s=${SIZE_TOOK[$s]}"); done
-  lab_tool plan size-left "$1" "$2" --runs "$RUNS" --took "$(IFS=,; echo "${took[*]}")" "${ROWS[@]}"
+  lab_tool plan size-left "$1" "$2" --runs "$RUNS" --took "$(IFS=,; echo "${SIZE_TOOK[*]}")" "${ROWS[@]}"
 }
 
 # size_note RUN I STACK WHAT: the progress line

@@ -60,12 +60,81 @@ role_run() {
     --cpuset-cpus "$cpus" --cap-drop ALL --security-opt no-new-privileges ${beside[@]+"${beside[@]}"} "$LOADGEN_IMAGE" run "$@"
 }
 
-# app_tool NAME ARGS...: role_run beside an app on its own engine, on
-# APP_TOOL_CPUS (default: the sampler's CPUs)
-app_tool() {
-  local name=$1
-  shift
-  role_run app "${APP_TOOL_CPUS:-$ROLE_SAMPLER_CPUS}" "$name" "$@"
+# role_tool ROLE CPUS OUT [--data] [--time FILE] -- PROGRAM ARGS...: the one
+# way an instrument runs for a role: the lab's PROGRAM pinned to CPUS on the
+# role's machine, here (taskset) or, when the role has an engine of its own,
+# in a container of the lab's image there (role_run). In ARGS, @OUT is the
+# file PROGRAM writes (OUT here; in the container a file of its own,
+# appended to OUT once it has exited) and @DATA the app's data folder
+# (DB_DIR here, handed back to the app's uid afterwards; in the container
+# the app's volume, /data, which --data lends it with that uid). PROGRAM's
+# own stdout goes to stderr, or with OUT "-" (no file) to the caller.
+# --time FILE: its CPU time (user, system, real) into FILE. In the
+# background (in_background), role_tool_wait and role_tool_stop find it by
+# the background job's pid.
+role_tool() {
+  local role=$1 cpus=$2 out=$3 data=0 time="" prog a args=() rc=0
+  shift 3
+  while [[ "$1" != -- ]]; do
+    case "$1" in
+      --data) data=1 && shift ;;
+      --time) time=$2 && shift 2 ;;
+      *) die "role_tool: '$1' is not an option (--data, --time FILE, then --)" ;;
+    esac
+  done
+  prog=$2
+  shift 2
+  if ! role_contained "$role"; then
+    local to=2 bin
+    [[ "$out" != - ]] || to=1
+    for a in "$@"; do a=${a//@OUT/$out} && args+=("${a//@DATA/${DB_DIR:-}}"); done
+    bin=$(lab_tool_path "$prog")
+    if [[ -n "$time" ]]; then
+      (TIMEFORMAT='%3U %3S %3R' && time taskset -c "$cpus" "$bin" "${args[@]}" >&"$to" 2>&3) 3>&2 2>"$time" || rc=$?
+    else
+      taskset -c "$cpus" "$bin" "${args[@]}" >&"$to" || rc=$?
+    fi
+    ((data == 0)) || confine_data_dir "$DB_DIR"
+    return "$rc"
+  fi
+  local name flags=() APP_TOOL_FLAGS=()
+  name=$(role_tool_name "$role" "$prog" "$BASHPID")
+  ((data == 0)) || APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
+  [[ "$out" == - ]] || flags+=(--emit /tmp/out)
+  [[ -z "$time" ]] || flags+=(--time /tmp/time)
+  for a in "$@"; do a=${a//@OUT//tmp/out} && args+=("${a//@DATA//data}"); done
+  if [[ "$out" == - ]]; then
+    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" ${flags[@]+"${flags[@]}"} -- "$prog" "${args[@]}" || rc=$?
+  else
+    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" "${flags[@]}" -- "$prog" "${args[@]}" >>"$out" || rc=$?
+    [[ -s "$out" ]] || rm -f "$out"
+  fi
+  [[ -z "$time" ]] || engine_docker "$(role_engine "$role")" cp "$name:/tmp/time" "$time" >/dev/null 2>&1 || true
+  engine_docker "$(role_engine "$role")" rm -f "$name" >/dev/null 2>&1 || true
+  return "$rc"
+}
+
+# role_tool_name ROLE PROGRAM PID: the container of role_tool's PROGRAM for
+# ROLE run by the shell PID (a background job's pid)
+role_tool_name() { echo "stacklab-$BENCH_ID-$1-$2-$3"; }
+
+# role_tool_wait ROLE PROGRAM PID: a window must not begin before what
+# watches it runs: role_tool in the background as PID, once running
+role_tool_wait() {
+  role_contained "$1" || return 0
+  wait_running "$(role_engine "$1")" "$(role_tool_name "$@")" "$3"
+}
+
+# role_tool_stop ROLE PROGRAM PID: TERM role_tool's PROGRAM in the
+# background as PID (the program alone, not what waits for it: its last
+# line and its CPU time still get written), then wait for it
+role_tool_stop() {
+  if role_contained "$1"; then
+    stop_in_container "$(role_engine "$1")" "$(role_tool_name "$@")" "$3"
+  else
+    kill_leaves "$3"
+  fi
+  finish_background "$3" 2>/dev/null || true
 }
 
 # wait_running ENGINE NAME PID: wait (at most 15 s) until the container

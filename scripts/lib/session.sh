@@ -92,7 +92,7 @@ verify_app_remote() {
   dir=$(dirname "$5")
   [[ -n "${6:-}" ]] && snap=(-snapshot /tmp/snapshot.json)
   local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
-  APP_TOOL_CPUS=$APP_CPUS LOADGEN_KEEP=1 app_tool "$name" -- verify -stack "$1" -url "http://127.0.0.1:$2" -db /data/app.db -upstream "$4" "${snap[@]}" \
+  LOADGEN_KEEP=1 role_run app "$APP_CPUS" "$name" -- verify -stack "$1" -url "http://127.0.0.1:$2" -db /data/app.db -upstream "$4" "${snap[@]}" \
     -write-concurrency "${CONNECTIONS:-32}" -record /tmp/verdict.json -answers /tmp/answers.json >"$5" 2>&1 || rc=$?
   for f in verdict.json:verify.verdict.json answers.json:answers.json; do
     app_docker cp "$name:/tmp/${f%%:*}" "$dir/${f#*:}" >/dev/null 2>&1 || true

@@ -140,6 +140,14 @@ wait_up() {
 # container_running CONTAINER: is the app's container still up (on its engine)?
 container_running() { [[ "$(app_docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == true ]]; }
 
+# The app's other facts, asked in one place each: app_pid CONTAINER, its
+# main process's pid (on its machine); app_logs CONTAINER [SINCE], its
+# output, each line time-stamped, from SINCE (RFC 3339) when given;
+# app_exit_words CONTAINER, how it ended.
+app_pid() { app_docker inspect -f '{{.State.Pid}}' "$1"; }
+app_logs() { app_docker logs ${2:+--timestamps --since "$2"} "$1" 2>&1; }
+app_exit_words() { app_docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$1" 2>/dev/null; }
+
 # stack_stop CONTAINER: the one way the lab stops a stack (on the app's
 # engine; its /data volume there goes with it): SIGTERM, then
 # SIGKILL if it is still running after the 5 s docs/app.md allows (docker
