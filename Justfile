@@ -12,10 +12,10 @@ import 'probes/probes.just'
 default:
     @just --list --unsorted
 
-# run a study: STUDY (a name in studies/: all, pages, io, sweep, ... or a study file's path), PROFILE (quick, full, paired: every row up at once, 2 s slices alternating), STACKS (comma list of stacks or variants; default: the study's)
+# run a study: STUDY (a name in studies/: all, pages, io, sweep, ... or a study file's path), PROFILE (quick, full, paired: every row up at once, 2 s slices alternating), STACKS (comma list of stacks or variants; default: the study's), MODE (docker, or native: each stack a host process in a cgroup of the lab's)
 [no-exit-message]
-bench STUDY="all" PROFILE="quick" STACKS="":
-    @scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }}
+bench STUDY="all" PROFILE="quick" STACKS="" MODE="docker":
+    @scripts/bench --study {{STUDY}} --profile {{PROFILE}} {{ if STACKS != "" { "--stacks " + STACKS } else { "" } }} --mode {{MODE}}
 
 # the lab measuring itself: studies/selftest.toml (A/A false positives, planted 5/10/20 µs slowdowns) through the bench; its summary's self-test section has the figures
 [no-exit-message]

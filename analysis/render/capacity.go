@@ -495,7 +495,8 @@ func logBounds(vs []float64) (float64, float64) {
 	return lo, hi
 }
 
-// modeItem is the header's line in quota mode.
+// modeItem is the header's lines for the run mode (native) and the CPU
+// mode (quota).
 func modeItem(s *summary.Summary) []string {
 	var out []string
 	if s.Parameters.RunMode() == manifest.RunNative {

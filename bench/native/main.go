@@ -7,28 +7,40 @@
 // with `native list`.
 //
 //	native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N]
-//	             [--uid N --gid N] [--dir DIR] [--log FILE]
-//	             [--ready URL [--ready-timeout 60s]] -- CMD ARGS...
+//	             [--uid N --gid N] [--dir DIR] [--log FILE [--log-cpus LIST]]
+//	             [--ready URL [--ready-timeout 60s]] [--pid-file FILE] -- CMD ARGS...
 //	    make the cgroup /stacklab/NAME with those limits, start CMD in it
 //	    (in the group before CMD runs: a child of this program joins it,
-//	    drops to --uid/--gid, then execs CMD), and print one JSON line:
-//	    pid, cgroup, mode (v1, v2), library, limits. CMD keeps running.
-//	    With --ready (http://127.0.0.1:PORT/PATH), first wait until it
-//	    answers 200; CMD exiting before, or the timeout, stops the group
-//	    and is one line, exit 1.
+//	    drops to --uid/--gid, then execs CMD), and print one JSON line
+//	    (formats/nativegroup): pid, cgroup, mode (v1, v2), library,
+//	    limits; --pid-file gets the pid alone. CMD keeps running. With
+//	    --log, CMD's output goes to FILE a line at a time, each line
+//	    stamped with the time it came (as `docker logs --timestamps`
+//	    writes them), by a process of this program's outside the group
+//	    (as Docker's own log copying is outside a container's), on
+//	    --log-cpus when given. With --ready (http://127.0.0.1:PORT/PATH),
+//	    first wait until it answers 200; CMD exiting before, or the
+//	    timeout, stops the group and is one line, exit 1.
 //	native stop --name NAME [--grace 5s]
 //	    SIGTERM every process in the group, SIGKILL what is left after
 //	    --grace, then remove the group (a v1 group cannot go while a
 //	    process is in it: retried for a while)
 //	native list
 //	    the lab's groups on this host, one NAME a line
+//	native check --cpus LIST --memory SIZE [--quota CPUS] [--pids N]
+//	    make a group with those limits and remove it at once: a native
+//	    bench asks before anything starts
+//
+//	native log
+//	    (start's log copier) stdin to stdout, each line stamped with the
+//	    time it came, until stdin ends
 //
 // A group that cannot be made (not root, a controller missing, no cgroup
 // file system) is one line naming what is missing, exit 2.
 package main
 
 import (
-	"encoding/json"
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -50,6 +62,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"stacklab/formats/cpulist"
+	"stacklab/formats/nativegroup"
 )
 
 // parent is where the lab's groups live, in every hierarchy.
@@ -62,7 +75,7 @@ var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = "usage: native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N] [--uid N --gid N] [--dir DIR] [--log FILE] -- CMD ARGS... | native stop --name NAME [--grace 5s] | native list (see bench/native/main.go)"
+const usage = "usage: native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N] [--uid N --gid N] [--dir DIR] [--log FILE [--log-cpus LIST]] [--ready URL] [--pid-file FILE] -- CMD ARGS... | native stop --name NAME [--grace 5s] | native list | native check --cpus LIST --memory SIZE (see bench/native/main.go)"
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -74,6 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return start(args[1:], stdout, stderr)
 	case "stop":
 		return stop(args[1:], stderr)
+	case "check":
+		return checkCmd(args[1:], stderr)
 	case "list":
 		for _, n := range list() {
 			fmt.Fprintln(stdout, n)
@@ -81,32 +96,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "enter":
 		return enter(args[1:], stderr)
+	case "log":
+		return copyStamped(os.Stdin, stdout, time.Now)
 	}
 	fmt.Fprintf(stderr, "native: unknown subcommand %q (%s)\n", args[0], usage)
 	return 2
 }
 
-// Limits are what the group holds the process to: its container's.
-type Limits struct {
-	CPUs   string  `json:"cpus"`
-	Memory int64   `json:"memory_bytes"`
-	Quota  float64 `json:"quota_cpus,omitempty"` // 0: no CFS quota (cpuset mode)
-	Pids   int64   `json:"pids"`
-}
-
-// Started is what `native start` prints.
-type Started struct {
-	PID     int    `json:"pid"`
-	Cgroup  string `json:"cgroup"`
-	Mode    string `json:"mode"`
-	Library string `json:"library"`
-	Limits  Limits `json:"limits"`
-}
+// Limits and Started are formats/nativegroup's.
+type (
+	Limits  = nativegroup.Limits
+	Started = nativegroup.Started
+)
 
 // options are start's flags, checked by check.
 type options struct {
 	name, cpus, memory, dir, log string
-	ready                        string
+	logCPUs, ready, pidFile      string
 	readyTimeout                 time.Duration
 	quota                        float64
 	pids                         int64
@@ -131,6 +137,8 @@ func (o options) check() string {
 		return "--uid and --gid: want ids of 0 or more"
 	case len(o.cmd) == 0:
 		return "no command after --"
+	case o.logCPUs != "" && o.log == "":
+		return "--log-cpus without --log"
 	case o.ready != "" && !strings.HasPrefix(o.ready, "http://127.0.0.1:"):
 		return fmt.Sprintf("--ready %q: the lab probes http://127.0.0.1:PORT/PATH only", o.ready)
 	case o.ready != "" && o.readyTimeout <= 0:
@@ -139,6 +147,11 @@ func (o options) check() string {
 	cpus, err := cpulist.Parse(o.cpus)
 	if err != nil {
 		return fmt.Sprintf("--cpus %q: %v", o.cpus, err)
+	}
+	if o.logCPUs != "" {
+		if _, err := cpulist.Parse(o.logCPUs); err != nil {
+			return fmt.Sprintf("--log-cpus %q: %v", o.logCPUs, err)
+		}
 	}
 	if o.quota > float64(len(cpus)) {
 		return fmt.Sprintf("--quota %v: more than the %d CPUs of --cpus %s", o.quota, len(cpus), o.cpus)
@@ -179,7 +192,9 @@ func start(args []string, stdout, stderr io.Writer) int {
 	fl.IntVar(&o.uid, "uid", 10001, "the user id the command runs as")
 	fl.IntVar(&o.gid, "gid", 10001, "the group id the command runs as")
 	fl.StringVar(&o.dir, "dir", "", "the command's working folder")
-	fl.StringVar(&o.log, "log", "", "the command's stdout and stderr (default: this program's)")
+	fl.StringVar(&o.log, "log", "", "the command's stdout and stderr, time-stamped (default: this program's, as they come)")
+	fl.StringVar(&o.logCPUs, "log-cpus", "", "the CPUs of the log's copier (default: any)")
+	fl.StringVar(&o.pidFile, "pid-file", "", "write the command's pid here")
 	fl.StringVar(&o.ready, "ready", "", "wait until this URL answers 200 (http://127.0.0.1:PORT/PATH)")
 	fl.DurationVar(&o.readyTimeout, "ready-timeout", 60*time.Second, "how long --ready may take")
 	if err := fl.Parse(args); err != nil {
@@ -209,20 +224,26 @@ func start(args []string, stdout, stderr io.Writer) int {
 	cmd.Dir = o.dir
 	cmd.Env = os.Environ()
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	var logPipe *os.File // the write end, closed here once CMD has it
 	if o.log != "" {
-		f, err := os.OpenFile(o.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		w, err := startLog(self, o.log, o.logCPUs)
 		if err != nil {
 			g.remove()
 			fmt.Fprintf(stderr, "native start: --log: %v\n", err)
 			return 2
 		}
-		defer f.Close()
-		cmd.Stdout, cmd.Stderr = f, f
+		logPipe = w
+		cmd.Stdout, cmd.Stderr = w, w
 	}
 	// its own process group, so a Ctrl-C at the bench's terminal reaches
 	// the bench, which stops the app through `native stop`
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if logPipe != nil {
+		// the copier ends when CMD (and what it started) has closed it too
+		logPipe.Close()
+	}
+	if err != nil {
 		g.remove()
 		fmt.Fprintf(stderr, "native start: %s: %v\n", o.cmd[0], err)
 		return 1
@@ -234,8 +255,103 @@ func start(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	b, _ := json.Marshal(Started{PID: cmd.Process.Pid, Cgroup: parent + "/" + o.name, Mode: g.mode(), Library: library(), Limits: l})
-	fmt.Fprintln(stdout, string(b))
+	st := Started{PID: cmd.Process.Pid, Group: nativegroup.Group{Cgroup: parent + "/" + o.name, Mode: g.mode(), Library: library(), Limits: l}}
+	if o.pidFile != "" {
+		if err := os.WriteFile(o.pidFile, []byte(strconv.Itoa(st.PID)+"\n"), 0o644); err != nil {
+			stopGroup(g, time.Second)
+			fmt.Fprintf(stderr, "native start: --pid-file: %v; the group is stopped\n", err)
+			return 2
+		}
+	}
+	fmt.Fprintln(stdout, st.Line())
+	return 0
+}
+
+// startLog starts this program's log copier (`native log`, in a process
+// group of its own, on cpus when given) appending to path, and returns
+// the pipe's write end for the command's output.
+func startLog(self, path, cpus string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	argv := []string{self, "log"}
+	if cpus != "" {
+		argv = append([]string{"taskset", "-c", cpus}, argv...)
+	}
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = r, f, f
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("its copier: %v", err)
+	}
+	c.Process.Release()
+	return w, nil
+}
+
+// copyStamped copies in to out a line at a time, each line prefixed with
+// the time it was read (UTC, nine fractional digits, so that two stamps
+// compare as strings as they do as times) and a space; a last line
+// without its newline gets one.
+func copyStamped(in io.Reader, out io.Writer, now func() time.Time) int {
+	rd := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := rd.ReadString('\n')
+		if line != "" {
+			if !strings.HasSuffix(line, "\n") {
+				line += "\n"
+			}
+			if _, werr := io.WriteString(out, now().UTC().Format(StampLayout)+" "+line); werr != nil {
+				return 1
+			}
+		}
+		if err != nil {
+			return 0
+		}
+	}
+}
+
+// StampLayout is the log's time stamp: RFC 3339 with nine fractional
+// digits, always.
+const StampLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// checkCmd makes a group with the app's limits and removes it at once, so
+// that a host where no group of the lab's can be made is one line, exit 2,
+// before a bench starts anything, not a row that failed to start.
+func checkCmd(args []string, stderr io.Writer) int {
+	fl := flag.NewFlagSet("native check", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	o := options{name: fmt.Sprintf("check-%d", os.Getpid()), cmd: []string{"true"}}
+	fl.StringVar(&o.cpus, "cpus", "", "the CPU list")
+	fl.StringVar(&o.memory, "memory", "", "the memory limit")
+	fl.Float64Var(&o.quota, "quota", 0, "a CFS quota in CPUs (0: none)")
+	fl.Int64Var(&o.pids, "pids", 4096, "the pid limit")
+	if err := fl.Parse(args); err != nil || fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "native check: --cpus LIST --memory SIZE [--quota CPUS] [--pids N] (%s)\n", usage)
+		return 2
+	}
+	if p := o.check(); p != "" {
+		fmt.Fprintln(stderr, "native check: "+p)
+		return 2
+	}
+	mem, _ := parseSize(o.memory)
+	g, err := create(o.name, Limits{CPUs: o.cpus, Memory: mem, Quota: o.quota, Pids: o.pids})
+	if err != nil {
+		fmt.Fprintf(stderr, "native check: no cgroup of the lab's can be made here (%s/%s): %v\n", parent, o.name, err)
+		return 2
+	}
+	if err := g.remove(); err != nil {
+		fmt.Fprintf(stderr, "native check: removing %s/%s: %v\n", parent, o.name, err)
+		return 1
+	}
+	removeParent()
 	return 0
 }
 

@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// The test binary stands in for native when start re-executes itself as
-// the child that enters the group.
+// The test binary stands in for native when start re-executes itself: as
+// the child that enters the group, and as the log's copier.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "enter" {
+	if len(os.Args) > 1 && (os.Args[1] == "enter" || os.Args[1] == "log") {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -38,6 +38,8 @@ func TestBadInput(t *testing.T) {
 		{func(o *options) { o.quota = 1.5 }, "--quota 1.5: more than the 1 CPUs"},
 		{func(o *options) { o.cmd = nil }, "no command after --"},
 		{func(o *options) { o.ready = "http://10.0.0.1:80/up" }, "--ready"},
+		{func(o *options) { o.logCPUs = "0" }, "--log-cpus without --log"},
+		{func(o *options) { o.log, o.logCPUs = "/tmp/x.log", "z" }, "--log-cpus"},
 	} {
 		o := good
 		c.edit(&o)
@@ -172,6 +174,44 @@ func TestReadyCommandExits(t *testing.T) {
 	for _, n := range list() {
 		if n == name {
 			t.Errorf("group %s left behind", name)
+		}
+	}
+}
+
+// The log copier stamps every line, the last one too when it has no
+// newline, and its stamps sort as their times do.
+func TestCopyStampedStampsEachLine(t *testing.T) {
+	times := []time.Time{time.Date(2026, 12, 5, 12, 0, 0, 500_000_000, time.UTC), time.Date(2026, 12, 5, 12, 0, 0, 450_000_001, time.FixedZone("x", 3600))}
+	i := 0
+	now := func() time.Time { t := times[i%len(times)]; i++; return t }
+	var out bytes.Buffer
+	if code := copyStamped(strings.NewReader("[gc] pause 3ms\nlast line"), &out, now); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	want := "2026-12-05T12:00:00.500000000Z [gc] pause 3ms\n2026-12-05T11:00:00.450000001Z last line\n"
+	if out.String() != want {
+		t.Fatalf("got %q\nwant %q", out.String(), want)
+	}
+}
+
+// check makes a group and removes it: nothing of the lab's is left; its
+// bad input is one line, exit 2.
+func TestCheck(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"check", "--cpus", "0"}, &out, &errs); code != 2 || strings.Count(errs.String(), "\n") != 1 {
+		t.Errorf("no --memory: exit %d, stderr %q", code, errs.String())
+	}
+	errs.Reset()
+	code := run([]string{"check", "--cpus", "0", "--memory", "64m"}, &out, &errs)
+	if code == 2 && strings.Contains(errs.String(), "no cgroup of the lab's can be made here") {
+		t.Skipf("skipped: this machine lets no process make a cgroup (%s)", strings.TrimSpace(errs.String()))
+	}
+	if code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errs.String())
+	}
+	for _, n := range list() {
+		if strings.HasPrefix(n, "check-") {
+			t.Errorf("check left its group %s", n)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"stacklab/analysis/manifest"
+	"stacklab/formats/nativegroup"
 )
 
 // inspected is the part of `docker inspect CONTAINER` (a JSON array of one
@@ -36,32 +37,46 @@ type inspected struct {
 
 // confinement: `record confinement DIR NAME --inspect FILE` stores what
 // Docker applied to a container (FILE holds `docker inspect` of it; - is
-// stdin) under NAME in the manifest. A later call for NAME replaces it.
+// stdin) under NAME in the manifest; with --native FILE instead (native
+// start's line, formats/nativegroup), a native row's: its group, and the
+// process as the lab's uid with nothing else of Docker's. A later call for
+// NAME replaces it.
 func confinement(m *manifest.Manifest, args []string) error {
 	if len(args) < 1 || args[0] == "" || args[0][0] == '-' {
 		return fmt.Errorf("want NAME (a stack, or upstream)")
 	}
 	fl := flag.NewFlagSet("record confinement", flag.ContinueOnError)
 	file := fl.String("inspect", "", "docker inspect output of the container (- for stdin)")
+	native := fl.String("native", "", "native start's line for a native row (- for stdin)")
+	user := fl.String("user", "", "with --native: the uid:gid the process runs as")
 	if err := fl.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *file == "" {
-		return fmt.Errorf("--inspect FILE is required")
+	if (*file == "") == (*native == "") {
+		return fmt.Errorf("one of --inspect FILE and --native FILE is required")
 	}
+	if *native != "" && *user == "" {
+		return fmt.Errorf("--native needs --user UID:GID (what the process runs as)")
+	}
+	from := *file + *native
 	var b []byte
 	var err error
-	if *file == "-" {
+	if from == "-" {
 		b, err = io.ReadAll(os.Stdin)
 	} else {
-		b, err = os.ReadFile(*file)
+		b, err = os.ReadFile(from)
 	}
 	if err != nil {
 		return err
 	}
-	c, err := parseInspect(b)
+	var c manifest.Confinement
+	if *native != "" {
+		c, err = parseNative(b, *user)
+	} else {
+		c, err = parseInspect(b)
+	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", *file, err)
+		return fmt.Errorf("%s: %w", from, err)
 	}
 	if m.Confinement == nil {
 		m.Confinement = map[string]manifest.Confinement{}
@@ -108,6 +123,23 @@ func parseInspect(b []byte) (manifest.Confinement, error) {
 	}
 	sort.Strings(c.WritableMounts)
 	return c, nil
+}
+
+// parseNative turns native start's line into a native row's Confinement:
+// the group, its pid limit, the uid:gid, the host's network, and none of
+// the container's other confinement (no capability list, security option,
+// read-only root or tmpfs: the process is a host process of the lab's uid).
+func parseNative(b []byte, user string) (manifest.Confinement, error) {
+	st, err := nativegroup.Parse(b)
+	if err != nil {
+		return manifest.Confinement{}, err
+	}
+	g := st.Group
+	return manifest.Confinement{
+		User: user, CapDrop: []string{}, CapAdd: []string{}, SecurityOpt: []string{},
+		PidsLimit: g.Limits.Pids, NetworkMode: "host", Tmpfs: map[string]string{}, WritableMounts: []string{},
+		Cgroup: &g,
+	}, nil
 }
 
 func nonNil(s []string) []string {

@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"stacklab/analysis/manifest"
+	"stacklab/formats/nativegroup"
 )
 
 // The two files are real `docker inspect` output of go-nethttp started by
@@ -83,5 +85,46 @@ func TestRecordConfinement(t *testing.T) {
 	}
 	if err := update(dir, []string{"upstream"}, confinement); err == nil {
 		t.Error("no --inspect: no error")
+	}
+}
+
+// A native row's confinement is its group, as native start printed it, and
+// the lab's uid with none of Docker's other flags; a line that is not
+// native's is refused naming the file.
+func TestRecordNativeConfinement(t *testing.T) {
+	dir := t.TempDir()
+	m := &manifest.Manifest{ManifestVersion: manifest.Version, Study: "pages", Host: manifest.Host{Profile: "local"}}
+	if err := manifest.Write(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	line := filepath.Join(dir, "start.json")
+	st := nativegroup.Started{PID: 7, Group: nativegroup.Group{Cgroup: "/stacklab/x", Mode: "v1", Library: "github.com/containerd/cgroups/v3 v3.0.5",
+		Limits: nativegroup.Limits{CPUs: "0", Memory: 4 << 30, Pids: 4096}}}
+	if err := os.WriteFile(line, []byte(st.Line()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := update(dir, []string{"go-nethttp", "--native", line, "--user", "10001:10001"}, confinement); err != nil {
+		t.Fatal(err)
+	}
+	got, err := manifest.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := got.Confinement["go-nethttp"]
+	if c.Cgroup == nil || *c.Cgroup != st.Group || c.User != "10001:10001" || c.PidsLimit != 4096 || c.ReadOnlyRootfs || c.NetworkMode != "host" {
+		t.Fatalf("native confinement in manifest: %+v", c)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte("native start: permission denied\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := update(dir, []string{"go-nethttp", "--native", bad, "--user", "1:1"}, confinement); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("a line that is not native's: %v, want an error naming %s", err, bad)
+	}
+	if err := update(dir, []string{"go-nethttp", "--native", line}, confinement); err == nil {
+		t.Error("--native without --user: no error")
+	}
+	if err := update(dir, []string{"go-nethttp", "--native", line, "--user", "1:1", "--inspect", "x"}, confinement); err == nil {
+		t.Error("--native and --inspect together: no error")
 	}
 }

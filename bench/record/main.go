@@ -12,6 +12,7 @@
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
 //	record confinement DIR NAME --inspect FILE   what Docker applied to a container (FILE: docker inspect; - is stdin)
+//	record confinement DIR NAME --native FILE --user UID:GID   a native row's group (FILE: native start's line)
 //	record finish  DIR [--incomplete REASON] [--if-open]   (--if-open: only a manifest no bench closed)
 //	record describe DIR [--engines FILE]   what a re-run needs, as "key value"
 //	               lines (FILE: this host's engines now, for a run that recorded engines)
@@ -480,7 +481,7 @@ func describe(dir string, args []string) error {
 		fmt.Printf("host_differs the run was on %s; this host is %s\n", hostLine(m.Host), hostLine(here))
 	}
 	p := m.Parameters
-	fmt.Printf("study %s\nprofile %s\nhost_profile %s\nlabel %s\n", m.Study, m.Profile, m.Host.Profile, m.Label)
+	fmt.Printf("study %s\nprofile %s\nhost_profile %s\nlabel %s\nmode %s\n", m.Study, m.Profile, m.Host.Profile, m.Label, m.Parameters.RunMode())
 	fmt.Printf("stacks %s\nruns %d\nwarmup %s\nduration %s\n", strings.Join(p.Stacks, ","), p.Runs,
 		strconv.FormatFloat(p.WarmupS, 'f', -1, 64), strconv.FormatFloat(p.DurationS, 'f', -1, 64))
 	names := make([]string, 0, len(m.Images))

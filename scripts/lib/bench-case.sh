@@ -129,8 +129,9 @@ db_rows() {
   role_tool app "$ROLE_SAMPLER_CPUS" - --data -- seed rows "$(row_db_target "$1" @DATA)" "$2" 2>/dev/null || true
 }
 
-# container_name ROW: a Docker name for the row (a variant's brackets dropped)
-container_name() { echo "stacklab-$BENCH_ID-$(tr -c 'a-zA-Z0-9_.\n-' '-' <<<"$1" | sed 's/-*$//')"; }
+# container_name ROW: a Docker name for the row, and a native row's group's
+# (lower case, a variant's brackets dropped)
+container_name() { echo "stacklab-$BENCH_ID-$(tr -c 'a-zA-Z0-9_.\n-' '-' <<<"$1" | tr 'A-Z' 'a-z' | sed 's/-*$//')"; }
 
 # session_start RUN ROW: fresh database, container up; sets CID, APP_PID
 # (its main process: the sampler names the cgroup by it, without asking
@@ -139,11 +140,11 @@ container_name() { echo "stacklab-$BENCH_ID-$(tr -c 'a-zA-Z0-9_.\n-' '-' <<<"$1"
 session_start() {
   local row=$2
   CONTAINER=$(container_name "$row")
-  DB_DIR="$WORK/db/$CONTAINER"
+  DB_DIR=$(app_data_dir "$CONTAINER")
   CASES_HERE=0
   CID=$(app_start "$row" "$DB_DIR" "$CONTAINER" "$APP_PORT" "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT")
   # The manifest says how each row's container was confined (the last start).
-  confine_record "$RUN_DIR" "$row" "$CONTAINER" "${ROLE_APP_ENGINE:-}" || note "bench: could not record $row's confinement"
+  app_confine_record "$row" "$CONTAINER" || note "bench: could not record $row's confinement"
   BOOT_MS=$(app_ready "$row" "$APP_PORT" 60) || return 1
   # (on the app's machine: its instruments run there)
   APP_PID=$(app_pid "$CID")

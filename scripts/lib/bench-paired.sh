@@ -57,7 +57,7 @@ paired_plan() {
   for row in "${ROWS[@]}"; do
     P_PORT[$row]=$((APP_PORT + i))
     P_CONTAINER[$row]=$(container_name "$row")
-    P_DB[$row]="$WORK/db/${P_CONTAINER[$row]}"
+    P_DB[$row]=$(app_data_dir "${P_CONTAINER[$row]}")
     P_PLAN[$row]="$WORK/plan/row-$i"
     mkdir -p "${P_PLAN[$row]}"
     for w in "${WINDOWS[@]}"; do plan_app_load "$w" "${P_PORT[$row]}" "${P_PLAN[$row]}"; done

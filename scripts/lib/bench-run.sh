@@ -67,6 +67,9 @@ reap_dead_bench() {
     rm -rf "$d" && n=$((n + 1))
   done
   ((n)) && found+=("removed $n scratch folder(s)")
+  local native
+  native=$(native_reap)
+  [[ -z "$native" ]] || found+=("$native")
   [[ -f "$owner" ]] && dir=$(sed -n 's/^run //p' "$owner")
   if [[ -n "$dir" && -f "$dir/manifest.json" ]] &&
     [[ "$(lab_tool record finish "$dir" --if-open --incomplete "the bench writing it died before closing it ($(head -n1 "$owner"))")" == closed ]]; then
@@ -88,6 +91,7 @@ cleanup() {
   for pid in "${BG_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   docker ps -aq --filter "label=stacklab.bench=$BENCH_ID" | xargs -r docker rm -f -v >/dev/null 2>&1 || true
   engines_cleanup
+  if native_mode; then native_cleanup; fi
   if declare -F size_cleanup >/dev/null; then size_cleanup; fi
   if ((FINISHED == 0)) && [[ -n "${RUN_DIR:-}" && -f "$RUN_DIR/manifest.json" ]]; then
     local why=${INTERRUPTED:+interrupted by $INTERRUPTED}
@@ -168,9 +172,17 @@ bench_prepare() {
   local problem
   for r in "${ROWS[@]}"; do
     [[ -n "${ROW_BUILD[$r]:-}" ]] || continue
+    native_mode && bad "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r has build arguments: the native mode builds each stack as its native-build does, with none"
     problem=$(build_args_problem "$(row_stack "$r")" "${ROW_BUILD[$r]}")
     [[ -z "$problem" ]] || die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r: $problem"
   done
+  # The native mode builds each stack with its own toolchain, here; the
+  # lab's own roles (the mock upstream, Postgres) stay in Docker.
+  if native_mode; then
+    app_remote && bad "bench: --mode native runs the stacks on this machine; ${HOST_PROFILE_FILE#"$LAB_ROOT"/} gives the app an engine (APP_ENGINE)"
+    lab_tool native check --cpus "$APP_CPUS" --memory "$APP_MEMORY" ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --pids "$CONFINE_PIDS_LIMIT" || exit 2
+    native_build_all needed
+  fi
   # A profile with late_images (quick) measures each stack as soon as its image is ready:
   # what is built is measured first, and a missing image is built just
   # before its stack's first session (late_image), so a first look at a
@@ -235,7 +247,7 @@ bench_prepare() {
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (formats/speed)" "${rows[@]}" \
     --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} ${pg[@]+"${pg[@]}"} \
-    --extra "seed=${SEED_ARGS[*]}" --extra "seed_checksum=$SEED_CHECKSUM" \
+    --extra "seed=${SEED_ARGS[*]}" --extra "seed_checksum=$SEED_CHECKSUM" --extra "run_mode=${RUN_MODE:-docker}" \
     "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}" ${engines[@]+"${engines[@]}"}
   for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done

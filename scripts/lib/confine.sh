@@ -64,3 +64,14 @@ confine_record() {
     docker inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -
   fi
 }
+
+# app_confine_record ROW CONTAINER: the row's app as confine_record keeps a
+# container (on the app's engine), or a native app's group and uid (native
+# start's line, in its folder)
+app_confine_record() {
+  if native_mode; then
+    lab_tool record confinement "$RUN_DIR" "$1" --native "$(native_run_dir "$2")/start.json" --user "$CONFINE_UID:$CONFINE_GID"
+  else
+    confine_record "$RUN_DIR" "$1" "$2" "${ROLE_APP_ENGINE:-}"
+  fi
+}

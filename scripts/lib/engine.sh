@@ -90,6 +90,8 @@ role_tool() {
     for a in "$@"; do a=${a//@OUT/$out} && args+=("${a//@DATA/${DB_DIR:-}}"); done
     bin=$(lab_tool_path "$prog")
     if [[ -n "$time" ]]; then
+      # `time` writes to the subshell's stderr, FILE; fd 3 is the caller's
+      ((to == 1)) || to=3
       (TIMEFORMAT='%3U %3S %3R' && time taskset -c "$cpus" "$bin" "${args[@]}" >&"$to" 2>&3) 3>&2 2>"$time" || rc=$?
     else
       taskset -c "$cpus" "$bin" "${args[@]}" >&"$to" || rc=$?
@@ -97,8 +99,10 @@ role_tool() {
     ((data == 0)) || confine_data_dir "$DB_DIR"
     return "$rc"
   fi
-  local name flags=() APP_TOOL_FLAGS=()
-  name=$(role_tool_name "$role" "$prog" "$BASHPID")
+  # (the name of a background job's container is its pid's: BASHPID here,
+  # not in the $(...) below)
+  local name flags=() APP_TOOL_FLAGS=() me=$BASHPID
+  name=$(role_tool_name "$role" "$prog" "$me")
   ((data == 0)) || APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
   [[ "$out" == - ]] || flags+=(--emit /tmp/out)
   [[ -z "$time" ]] || flags+=(--time /tmp/time)

@@ -42,21 +42,29 @@ contract() { stack_tool contract "$1" || exit 1; }
 # freshly seeded DATA_DIR, from the row's own image when its variant has
 # build arguments (IMAGE_TAG[ROW]); prints the container id. A row on
 # Postgres also gets a freshly seeded app database on the server role and
-# its DATABASE_URL (scripts/lib/postgres.sh).
+# its DATABASE_URL (scripts/lib/postgres.sh). In the native mode the
+# row's native build starts in the lab's cgroup named CONTAINER instead
+# (DATA_DIR is then native_run_dir's; DOCKER_ARGS do not apply), and
+# CONTAINER is printed.
 app_start() {
-  local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv env=()
+  local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv kvs=() env=()
   shift 5
   while IFS= read -r kv; do
-    [[ -n "$kv" ]] && env+=(-e "$kv")
+    [[ -z "$kv" ]] || kvs+=("$kv")
   done <<<"${ROW_ENV[$row]:-}"
-  app_docker rm -f -v "$container" >/dev/null 2>&1 || true
+  native_mode || app_docker rm -f -v "$container" >/dev/null 2>&1 || true
   role_port_free app "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
   if [[ "$(row_db "$row")" == postgres ]]; then
     pg_seed >&2 || { note "the Postgres server role could not be seeded"; return 1; }
-    env+=(-e "DATABASE_URL=$(pg_app_url)")
+    kvs+=("DATABASE_URL=$(pg_app_url)")
   fi
-  STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" "${env[@]}"
+  if native_mode; then
+    native_start "$container" "$(row_stack "$row")" "$port" "$upstream" ${kvs[@]+"${kvs[@]}"}
+    return
+  fi
+  for kv in ${kvs[@]+"${kvs[@]}"}; do env+=(-e "$kv"); done
+  STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" ${env[@]+"${env[@]}"}
 }
 
 # app_ready ROW PORT TIMEOUT_S: wait for the row's first 200, print the ms

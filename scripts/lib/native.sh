@@ -1,0 +1,120 @@
+# shellcheck shell=bash
+# The native run mode's half of the app runner (docs/bench.md, "Native
+# mode"): a stack built by its own stacks/NAME/native-build, started as a
+# host process in a cgroup the lab makes (bench/native, with
+# containerd/cgroups/v3) with its container's CPUs, memory and pid limit, as
+# the lab's uid. scripts/lib/stack.sh's app functions call these when
+# RUN_MODE is native; every instrument then runs as it does beside an app
+# on the bench's own engine (role_tool), by the process's pid. The app's
+# files (its database, its time-stamped output, its pid, native's line)
+# are in its folder under NATIVE_DIR, which the app's uid can reach
+# wherever the lab's tree is.
+
+NATIVE_DIR=${LAB_NATIVE_DIR:-/tmp/stacklab-native}
+
+# native_mode: does this bench run its stacks natively?
+native_mode() { [[ "${RUN_MODE:-docker}" == native ]]; }
+
+# native_run_dir NAME: the folder of the native app NAME (a container's
+# name in Docker mode, the group's here): its database, app.log, app.pid
+# and start.json
+native_run_dir() { echo "$NATIVE_DIR/.bench/${BENCH_ID:-none}/$1"; }
+
+# native_env STACK PORT DBDIR UPSTREAM_URL: NATIVE_ENV, the environment
+# (K=V) STACK's container gets, with DBDIR for its /data
+native_env() {
+  local i
+  stack_own_env "$1" "$2" "$4" "$3" || return 1
+  NATIVE_ENV=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/
+    PORT="$2" DATABASE_PATH="$3/app.db" UPSTREAM_URL="$4" LAB_CPUS="$APP_CPU_COUNT")
+  # stack_own_env gives docker's "-e K=V" pairs
+  for ((i = 1; i < ${#OWN_ENV[@]}; i += 2)); do NATIVE_ENV+=("${OWN_ENV[i]}"); done
+}
+
+# native_start NAME STACK PORT UPSTREAM_URL [K=V...]: STACK's native build
+# started in the cgroup /stacklab/NAME on the database in NAME's folder
+# (native_run_dir: seeded and the app's uid's already), with its
+# container's environment and K=V after it (a variant's); its output
+# time-stamped into app.log there by a copier on the sampler's CPUs, its
+# pid into app.pid, native's line into start.json. Prints NAME. It does
+# not wait for the app to answer: app_ready times that, as for a container.
+native_start() {
+  local name=$1 stack=$2 port=$3 upstream=$4 dir build
+  shift 4
+  dir=$(native_run_dir "$name")
+  build=$NATIVE_DIR/$stack
+  [[ -x "$build" ]] || { note "$stack has no native build in $build (scripts/native-stack build $stack)"; return 1; }
+  native_env "$stack" "$port" "$dir" "$upstream" || return 1
+  rm -f "$dir/app.log" "$dir/app.pid" "$dir/start.json"
+  env -i "${NATIVE_ENV[@]}" "$@" "$(lab_tool_path native)" start --name "$name" --cpus "$APP_CPUS" --memory "$APP_MEMORY" \
+    ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --pids "$CONFINE_PIDS_LIMIT" --uid "$CONFINE_UID" --gid "$CONFINE_GID" \
+    --dir "$build" --log "$dir/app.log" --log-cpus "$ROLE_SAMPLER_CPUS" --pid-file "$dir/app.pid" \
+    -- "$(stack_dir "$stack")/native-start" "$build" >"$dir/start.json" || return 1
+  echo "$name"
+}
+
+# native_build_all ARRAY: every stack named in the array ARRAY (a name of
+# an array of the caller's) built by scripts/native-stack, then dropped from
+# it (upstream and postgres stay: they are images); a stack that cannot be
+# built natively ends the bench in one line naming it, exit 2
+native_build_all() {
+  local -n stacks=$1
+  local s keep=() rc
+  for s in "${stacks[@]}"; do
+    if [[ "$s" == upstream || "$s" == postgres ]]; then
+      keep+=("$s")
+      continue
+    fi
+    note "bench: building $s natively (stacks/$s/native-build)"
+    rc=0
+    "$LAB_ROOT/scripts/native-stack" build "$s" || rc=$?
+    ((rc != 2)) || bad "bench: --mode native: $s cannot run natively (the line above); leave it out with --stacks"
+    ((rc == 0)) || die "bench: --mode native: $s's native build failed (its errors above)"
+  done
+  stacks=(${keep[@]+"${keep[@]}"})
+}
+
+# native_pid NAME: the app's pid; native_running NAME: is it alive, in its
+# group; native_logs NAME [SINCE]: its output (from SINCE, RFC 3339 with
+# nine fractional digits, with the stamps; else without); native_stop
+# NAME: SIGTERM, SIGKILL after 5 s, the group removed (bench/native)
+native_pid() { cat "$(native_run_dir "$1")/app.pid" 2>/dev/null; }
+native_running() {
+  local pid
+  pid=$(native_pid "$1") && [[ -n "$pid" ]] && grep -qs "/stacklab/$1\$" "/proc/$pid/cgroup"
+}
+native_logs() {
+  local log
+  log="$(native_run_dir "$1")/app.log"
+  [[ -f "$log" ]] || return 0
+  if [[ -n "${2:-}" ]]; then awk -v s="$2" '$1 >= s' "$log"; else cut -d' ' -f2- "$log"; fi
+}
+native_stop() { lab_tool native stop --name "$1" >/dev/null 2>&1 || true; }
+
+# native_cleanup: stop every group of this bench's (native list) and
+# remove its apps' folders
+native_cleanup() {
+  local name
+  for name in $(lab_tool native list 2>/dev/null); do
+    [[ "$name" != "stacklab-$BENCH_ID-"* ]] || native_stop "$name"
+  done
+  rm -rf "$NATIVE_DIR/.bench/$BENCH_ID"
+}
+
+# native_reap: the groups and folders of benches that died (their pid in
+# the name is gone)
+native_reap() {
+  local name pid d n=0
+  for name in $(lab_tool native list 2>/dev/null); do
+    [[ "$name" =~ ^stacklab-bench-([0-9]+)- ]] || continue
+    pid=${BASH_REMATCH[1]}
+    [[ "$pid" != "$$" ]] && ! kill -0 "$pid" 2>/dev/null || continue
+    native_stop "$name" && n=$((n + 1))
+  done
+  for d in "$NATIVE_DIR"/.bench/bench-*/; do
+    pid=${d%/}
+    pid=${pid##*/bench-}
+    [[ -d "$d" && "$pid" =~ ^[0-9]+$ && "$pid" != "$$" ]] && ! kill -0 "$pid" 2>/dev/null && rm -rf "$d"
+  done
+  ((n == 0)) || echo "stopped $n native group(s)"
+}
