@@ -46,8 +46,23 @@ func TestCompareRefusesNativeBesideDocker(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"--cross-host", fa, fb}, &out, &errb)
 	got := strings.ReplaceAll(strings.ReplaceAll(errb.String(), fa, "A"), fb, "B")
-	want := "compare: A ran its stacks in Docker and B natively (each stack a host process in a cgroup the lab made): a table never mixes the two modes (Docker costs each runtime differently)\n"
+	want := "compare: A ran its stacks in Docker and B natively (each stack a host process in a cgroup the lab made): a table never mixes the two modes (Docker costs each runtime differently); pass --modes to set them side by side, each change what the mode costs\n"
 	if code != 2 || got != want || out.Len() != 0 {
 		t.Errorf("exit %d, %q: want 2 and %q", code, got, want)
+	}
+}
+
+// With --modes the two modes are set side by side, the table first saying
+// which folder ran which.
+func TestCompareModesSideBySide(t *testing.T) {
+	a, b := synth.Pages(), synth.Pages()
+	b.Extra = map[string]string{"run_mode": "native"}
+	fa, fb := folder(t, "a", a), folder(t, "b", b)
+	var out, errb bytes.Buffer
+	code := run([]string{"--cross-host", "--modes", fa, fb}, &out, &errb)
+	first, _, _ := strings.Cut(strings.ReplaceAll(strings.ReplaceAll(out.String(), fa, "A"), fb, "B"), "\n")
+	want := "Run modes: A (A) ran its stacks in Docker; B (B) natively (each stack a host process in a cgroup the lab made). Each change is B against A, the same stack and case in the other mode: what the mode costs or gives it."
+	if code != 0 || first != want || !strings.Contains(out.String(), "| go-nethttp") {
+		t.Errorf("exit %d (%s), first line %q: want 0, %q, and the table", code, errb.String(), first, want)
 	}
 }

@@ -3,7 +3,7 @@
 // the Mann-Whitney U test of golang.org/x/perf's benchmath. A difference
 // that is not significant at α = 0.05 is shown as "~".
 //
-//	compare [--cross-host] A B
+//	compare [--cross-host] [--modes] A B
 //	compare --within DIR [--baseline ROW]
 //	    one folder's rows against its baseline run by run (a paired
 //	    folder's runs are slices): the ratio's spread beside the rows'
@@ -27,7 +27,7 @@ import (
 	"stacklab/analysis/summary"
 )
 
-const usage = `usage: compare [--cross-host] [--anyway] A B
+const usage = `usage: compare [--cross-host] [--anyway] [--modes] A B
        compare --within DIR [--baseline ROW]
 
 Compares two results folders: per stack and case, the median req/s and p99
@@ -36,7 +36,9 @@ that is not significant. Folders from two hosts are refused unless
 --cross-host, and then every row is labelled cross-host. Folders whose
 Postgres server role ran at other settings (the manifest's
 postgres_settings, stacks/postgres/postgresql.conf) are refused unless
---anyway.
+--anyway. A folder whose stacks ran in Docker and one whose stacks ran
+natively are refused unless --modes, and then the table says which is
+which: each change is what the other run mode costs or gives that stack.
 
 With --within, one folder: each row against the baseline (its first row,
 or ROW) run by run, as ratios, with the ratio's spread and each row's own
@@ -56,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var dirs []string
-	cross, within, anyway, baseline := false, false, false, ""
+	cross, within, anyway, modes, baseline := false, false, false, false, ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -67,6 +69,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cross = true
 		case a == "--within":
 			within = true
+		case a == "--modes" || a == "-modes":
+			modes = true
 		case a == "--anyway" || a == "-anyway":
 			anyway = true
 		case a == "--baseline":
@@ -110,8 +114,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		sums[i], mans[i] = s, f.Manifest
 	}
-	if ma, mb := mans[0].Parameters.RunMode(), mans[1].Parameters.RunMode(); ma != mb {
-		return bad(fmt.Sprintf("%s ran its stacks %s and %s %s: a table never mixes the two modes (Docker costs each runtime differently)", dirs[0], manifest.ModeWords(ma), dirs[1], manifest.ModeWords(mb)))
+	ma, mb := mans[0].Parameters.RunMode(), mans[1].Parameters.RunMode()
+	if ma != mb && !modes {
+		return bad(fmt.Sprintf("%s ran its stacks %s and %s %s: a table never mixes the two modes (Docker costs each runtime differently); pass --modes to set them side by side, each change what the mode costs", dirs[0], manifest.ModeWords(ma), dirs[1], manifest.ModeWords(mb)))
 	}
 	if ma, mb := cpuMode(sums[0]), cpuMode(sums[1]); ma != mb {
 		return bad(fmt.Sprintf("%s ran in %s mode and %s in %s mode: a table never mixes the two (a quota lets the app burst and be throttled, a cpuset does not)", dirs[0], ma, dirs[1], mb))
@@ -125,6 +130,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			dirs[0], dirs[1], table.HostLine(sums[0])+enginesNote(mans[0], mans[1]), table.HostLine(sums[1])+enginesNote(mans[1], mans[0])))
 	}
 	c := table.Compare(sums[0], sums[1], !sameHost)
+	if ma != mb {
+		fmt.Fprintf(stdout, "Run modes: A (%s) ran its stacks %s; B (%s) %s. Each change is B against A, the same stack and case in the other mode: what the mode costs or gives it.\n\n",
+			dirs[0], manifest.ModeWords(ma), dirs[1], manifest.ModeWords(mb))
+	}
 	stdout.Write(table.Markdown(c))
 	if c.Failed {
 		return 1

@@ -346,7 +346,7 @@ func benchFlags(o *options, stdout io.Writer) (int, error) {
 		return 0, bad("%s is a baseline of study %s, not of %s", o.baseline, m.Study, o.study)
 	}
 	p := m.Parameters
-	fmt.Fprintf(stdout, "--profile %s --runs %d --warmup %s --duration %s\n", m.Profile, p.Runs, num(p.WarmupS), num(p.DurationS))
+	fmt.Fprintf(stdout, "--profile %s --runs %d --warmup %s --duration %s --mode %s\n", m.Profile, p.Runs, num(p.WarmupS), num(p.DurationS), p.RunMode())
 	return 0, nil
 }
 

@@ -286,7 +286,7 @@ func TestBenchFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs := guardRun(t, "--bench-flags", "--baseline", ptr, "--study", synth.StudyPath("pages"))
-	if code != 0 || out != "--profile full --runs 5 --warmup 3 --duration 15\n" {
+	if code != 0 || out != "--profile full --runs 5 --warmup 3 --duration 15 --mode docker\n" {
 		t.Errorf("exit %d, %q %s", code, out, errs)
 	}
 	code, _, errs = guardRun(t, "--bench-flags", "--baseline", ptr, "--study", synth.StudyPath("io"))
