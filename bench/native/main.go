@@ -27,6 +27,11 @@
 //	    process is in it: retried for a while)
 //	native list
 //	    the lab's groups on this host, one NAME a line
+//	native reap --dir DIR [--bench ID]
+//	    stop the groups of the bench ID (bench-PID: a bench names its rows'
+//	    groups stacklab-bench-PID-ROW), or without --bench of every bench
+//	    whose process is gone, and remove their folders DIR/.bench/ID;
+//	    says how many groups it stopped, nothing when none
 //	native check --cpus LIST --memory SIZE [--quota CPUS] [--pids N]
 //	    make a group with those limits and remove it at once: a native
 //	    bench asks before anything starts
@@ -75,7 +80,7 @@ var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = "usage: native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N] [--uid N --gid N] [--dir DIR] [--log FILE [--log-cpus LIST]] [--ready URL] [--pid-file FILE] -- CMD ARGS... | native stop --name NAME [--grace 5s] | native list | native check --cpus LIST --memory SIZE (see bench/native/main.go)"
+const usage = "usage: native start --name NAME --cpus LIST --memory SIZE [--quota CPUS] [--pids N] [--uid N --gid N] [--dir DIR] [--log FILE [--log-cpus LIST]] [--ready URL] [--pid-file FILE] -- CMD ARGS... | native stop --name NAME [--grace 5s] | native list | native reap --dir DIR [--bench ID] | native check --cpus LIST --memory SIZE (see bench/native/main.go)"
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -89,6 +94,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return stop(args[1:], stderr)
 	case "check":
 		return checkCmd(args[1:], stderr)
+	case "reap":
+		return reap(args[1:], stdout, stderr)
 	case "list":
 		for _, n := range list() {
 			fmt.Fprintln(stdout, n)
@@ -321,6 +328,70 @@ func copyStamped(in io.Reader, out io.Writer, now func() time.Time) int {
 // StampLayout is the log's time stamp: RFC 3339 with nine fractional
 // digits, always.
 const StampLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// benchRe is a bench's name for a row's group: stacklab-bench-PID-ROW.
+var benchRe = regexp.MustCompile(`^stacklab-(bench-([0-9]+))-`)
+
+// benchOf is the bench (bench-PID) and its pid a group's name says made
+// it; ok is false for a group no bench made.
+func benchOf(name string) (id string, pid int, ok bool) {
+	m := benchRe.FindStringSubmatch(name)
+	if m == nil {
+		return "", 0, false
+	}
+	pid, err := strconv.Atoi(m[2])
+	return m[1], pid, err == nil && pid > 0
+}
+
+// alive: does the process pid run (a zombie not yet reaped counts as gone)?
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// the state follows the command's closing parenthesis
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// reap stops the groups of one bench, or of the benches that died, and
+// removes their folders (see the top of the file).
+func reap(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("native reap", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	dir := fl.String("dir", "", "the native mode's folder (LAB_NATIVE_DIR)")
+	only := fl.String("bench", "", "this bench's groups and folder (bench-PID)")
+	if err := fl.Parse(args); err != nil || fl.NArg() > 0 || *dir == "" {
+		fmt.Fprintf(stderr, "native reap: --dir DIR [--bench ID] (%s)\n", usage)
+		return 2
+	}
+	gone := func(id string, pid int) bool {
+		if *only != "" {
+			return id == *only
+		}
+		return !alive(pid)
+	}
+	n := 0
+	for _, name := range list() {
+		id, pid, ok := benchOf(name)
+		if !ok || !gone(id, pid) {
+			continue
+		}
+		if g, err := load(modeName(), name); err == nil && stopGroup(g, 5*time.Second) == nil {
+			n++
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(*dir, ".bench"))
+	for _, e := range entries {
+		if id, pid, ok := benchOf("stacklab-" + e.Name() + "-"); ok && gone(id, pid) {
+			os.RemoveAll(filepath.Join(*dir, ".bench", e.Name()))
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(stdout, "stopped %d native group(s)\n", n)
+	}
+	return 0
+}
 
 // checkCmd makes a group with the app's limits and removes it at once, so
 // that a host where no group of the lab's can be made is one line, exit 2,

@@ -215,3 +215,55 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// A bench's groups are known by its name in theirs; a group no bench made
+// is never reaped; a live process is alive and a pid that runs nothing is not.
+func TestBenchOfAndAlive(t *testing.T) {
+	for name, want := range map[string]string{"stacklab-bench-123-go-nethttp": "bench-123", "stacklab-bench-9-x": "bench-9"} {
+		if id, pid, ok := benchOf(name); !ok || id != want || pid < 1 {
+			t.Errorf("benchOf(%q) = %q %d %v, want %q", name, id, pid, ok, want)
+		}
+	}
+	for _, name := range []string{"go-nethttp", "check-12", "stacklab-bench-x-y", "stacklab-bench-0-x"} {
+		if id, _, ok := benchOf(name); ok {
+			t.Errorf("benchOf(%q) = %q: no bench made it", name, id)
+		}
+	}
+	if !alive(os.Getpid()) {
+		t.Error("this test's own process is not alive")
+	}
+	if alive(1 << 30) {
+		t.Error("a pid above the kernel's limit is alive")
+	}
+}
+
+// reap without a group of the lab's removes the folders of dead benches
+// and keeps a live one's; its bad input is one line, exit 2.
+func TestReapFolders(t *testing.T) {
+	dir := t.TempDir()
+	live, dead := fmt.Sprintf("bench-%d", os.Getpid()), fmt.Sprintf("bench-%d", 1<<30)
+	for _, d := range []string{live, dead, "other"} {
+		if err := os.MkdirAll(dir+"/.bench/"+d+"/row", 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"reap", "--dir", dir}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	for d, want := range map[string]bool{live: true, dead: false, "other": true} {
+		if _, err := os.Stat(dir + "/.bench/" + d); (err == nil) != want {
+			t.Errorf("%s: there %v, want %v", d, err == nil, want)
+		}
+	}
+	if code := run([]string{"reap", "--dir", dir, "--bench", live}, &out, &errs); code != 0 {
+		t.Fatalf("--bench: exit %d", code)
+	}
+	if _, err := os.Stat(dir + "/.bench/" + live); err == nil {
+		t.Error("--bench: the bench's own folder is still there")
+	}
+	errs.Reset()
+	if code := run([]string{"reap"}, &out, &errs); code != 2 || strings.Count(errs.String(), "\n") != 1 {
+		t.Errorf("no --dir: exit %d, %q", code, errs.String())
+	}
+}

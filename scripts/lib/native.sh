@@ -91,30 +91,8 @@ native_logs() {
 }
 native_stop() { lab_tool native stop --name "$1" >/dev/null 2>&1 || true; }
 
-# native_cleanup: stop every group of this bench's (native list) and
-# remove its apps' folders
-native_cleanup() {
-  local name
-  for name in $(lab_tool native list 2>/dev/null); do
-    [[ "$name" != "stacklab-$BENCH_ID-"* ]] || native_stop "$name"
-  done
-  rm -rf "$NATIVE_DIR/.bench/$BENCH_ID"
-}
-
-# native_reap: the groups and folders of benches that died (their pid in
-# the name is gone)
-native_reap() {
-  local name pid d n=0
-  for name in $(lab_tool native list 2>/dev/null); do
-    [[ "$name" =~ ^stacklab-bench-([0-9]+)- ]] || continue
-    pid=${BASH_REMATCH[1]}
-    [[ "$pid" != "$$" ]] && ! kill -0 "$pid" 2>/dev/null || continue
-    native_stop "$name" && n=$((n + 1))
-  done
-  for d in "$NATIVE_DIR"/.bench/bench-*/; do
-    pid=${d%/}
-    pid=${pid##*/bench-}
-    [[ -d "$d" && "$pid" =~ ^[0-9]+$ && "$pid" != "$$" ]] && ! kill -0 "$pid" 2>/dev/null && rm -rf "$d"
-  done
-  ((n == 0)) || echo "stopped $n native group(s)"
-}
+# native_cleanup: stop this bench's groups and remove its apps' folders;
+# native_reap: those of the benches that died (bench/native reap says how
+# many groups it stopped)
+native_cleanup() { lab_tool native reap --dir "$NATIVE_DIR" --bench "$BENCH_ID" >/dev/null 2>&1 || true; }
+native_reap() { lab_tool native reap --dir "$NATIVE_DIR" 2>/dev/null || true; }
