@@ -320,6 +320,19 @@ func (s *Stack) OwnEnv(port, upstream string, cpus int, data string) ([]string, 
 	return out, nil
 }
 
+// AppEnv is the whole environment the lab gives the stack's app ("K=V"):
+// the lab's own variables (PORT, DATABASE_PATH under data, UPSTREAM_URL,
+// LAB_CPUS; a Postgres row's DATABASE_URL is the bench's to add), then
+// what the stack's ENV adds (OwnEnv), for its container and natively alike.
+func (s *Stack) AppEnv(port, upstream string, cpus int, data string) ([]string, error) {
+	own, err := s.OwnEnv(port, upstream, cpus, data)
+	if err != nil {
+		return nil, err
+	}
+	lab := []string{"PORT=" + port, "DATABASE_PATH=" + data + "/app.db", "UPSTREAM_URL=" + upstream, "LAB_CPUS=" + strconv.Itoa(cpus)}
+	return append(lab, own...), nil
+}
+
 // Slots is REQUEST_SLOTS, 0 when not stated.
 func (s *Stack) Slots() int {
 	n, _ := strconv.Atoi(s.Values["REQUEST_SLOTS"])

@@ -321,3 +321,24 @@ func TestOwnEnv(t *testing.T) {
 		}
 	}
 }
+
+// The app's whole environment is the lab's four variables, then the
+// stack's ENV with the lab's values put in; a bad ENV is still refused.
+func TestAppEnv(t *testing.T) {
+	got, err := env("GOMAXPROCS=${LAB_CPUS}").AppEnv("8081", "http://127.0.0.1:9090", 2, "/tmp/n")
+	want := []string{"PORT=8081", "DATABASE_PATH=/tmp/n/app.db", "UPSTREAM_URL=http://127.0.0.1:9090", "LAB_CPUS=2", "GOMAXPROCS=2"}
+	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("AppEnv = %q, %v; want %q", got, err, want)
+	}
+	if _, err := env("PORT=9").AppEnv("8081", "u", 1, "/data"); err == nil {
+		t.Error("an ENV that sets PORT: no error")
+	}
+	for _, k := range Reserved {
+		if k == "DATABASE_URL" {
+			continue // a Postgres row's, the bench's to add
+		}
+		if !strings.Contains(strings.Join(got, " "), k+"=") {
+			t.Errorf("AppEnv sets no %s", k)
+		}
+	}
+}

@@ -12,9 +12,10 @@
 //	    the value of KEY in NAME's stack.env, empty when not stated
 //	stack ... contract NAME
 //	    what NAME is held to: app (docs/app.md, verify) or none
-//	stack ... own-env NAME PORT UPSTREAM_URL CPUS [DATA]
-//	    the environment NAME's ENV adds to its container, K=V a line, the
-//	    lab's values put in (DATA: the data folder, /data in a container)
+//	stack ... app-env NAME PORT UPSTREAM_URL CPUS [DATA]
+//	    the environment the lab gives NAME's app, K=V a line: the lab's own
+//	    variables, then what NAME's ENV adds with the lab's values put in
+//	    (DATA: the data folder, /data in a container)
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
 //	stack ... build-args NAME --build-args "K=V lines"
@@ -45,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|own-env NAME PORT UPSTREAM_URL CPUS [DATA]|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -57,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "own-env": 4, "tag": 1, "build-args": 1}
+	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "tag": 1, "build-args": 1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -76,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			rest = rest[:2]
 		}
 	}
-	if rest[0] == "own-env" && len(rest) == 6 {
+	if rest[0] == "app-env" && len(rest) == 6 {
 		n = 5 // the data folder, when not a container's /data
 	}
 	if len(rest)-1 != n {
@@ -106,12 +107,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if s, err = lab.Read(rest[1]); err == nil {
 			fmt.Fprintln(stdout, s.Contract())
 		}
-	case "own-env":
+	case "app-env":
 		var s *stackenv.Stack
 		var env []string
 		cpus, cerr := strconv.Atoi(rest[4])
 		if cerr != nil || cpus < 1 {
-			fmt.Fprintf(stderr, "stack own-env: CPUS %q: want a count of 1 or more\n", rest[4])
+			fmt.Fprintf(stderr, "stack app-env: CPUS %q: want a count of 1 or more\n", rest[4])
 			return 2
 		}
 		if s, err = lab.Read(rest[1]); err == nil {
@@ -119,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if len(rest) == 6 {
 				data = rest[5]
 			}
-			if env, err = s.OwnEnv(rest[2], rest[3], cpus, data); err == nil {
+			if env, err = s.AppEnv(rest[2], rest[3], cpus, data); err == nil {
 				for _, kv := range env {
 					fmt.Fprintln(stdout, kv)
 				}

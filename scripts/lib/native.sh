@@ -21,14 +21,11 @@ native_mode() { [[ "${RUN_MODE:-docker}" == native ]]; }
 native_run_dir() { echo "$NATIVE_DIR/.bench/${BENCH_ID:-none}/$1"; }
 
 # native_env STACK PORT DBDIR UPSTREAM_URL: NATIVE_ENV, the environment
-# (K=V) STACK's container gets, with DBDIR for its /data
+# STACK's app gets in its container (stack_app_env, DBDIR for its /data),
+# and the PATH and HOME its image would give it
 native_env() {
-  local i
-  stack_own_env "$1" "$2" "$4" "$3" || return 1
-  NATIVE_ENV=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/
-    PORT="$2" DATABASE_PATH="$3/app.db" UPSTREAM_URL="$4" LAB_CPUS="$APP_CPU_COUNT")
-  # stack_own_env gives docker's "-e K=V" pairs
-  for ((i = 1; i < ${#OWN_ENV[@]}; i += 2)); do NATIVE_ENV+=("${OWN_ENV[i]}"); done
+  stack_app_env "$1" "$2" "$4" "$3" || return 1
+  NATIVE_ENV=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/ "${APP_ENV[@]}")
 }
 
 # native_start NAME STACK PORT UPSTREAM_URL [K=V...]: STACK's native build

@@ -70,8 +70,8 @@ require_image() {
 # pinned to the app CPUs with the memory limit, on the host network, with
 # DATA_DIR (holding a fresh app.db, handed to the lab's user) as /data, under
 # the lab's confinement (scripts/lib/confine.sh; tmpfs at /tmp and at each of
-# the stack's SCRATCH dirs), with the environment its stack.env's ENV
-# adds (stack_own_env). Extra arguments go to docker run. STACK_IMAGE,
+# the stack's SCRATCH dirs), with the environment the lab gives the app
+# (stack_app_env). Extra arguments go to docker run. STACK_IMAGE,
 # when set, is the image to start (a build variant's) instead of NAME's.
 # Prints the container id.
 stack_start() {
@@ -82,11 +82,11 @@ stack_start() {
   # shellcheck disable=SC2086 # SCRATCH is a space-separated list of paths
   confine=$(confine_flags $scratch) || return 1
   confine_split "$confine"
-  stack_own_env "$name" "$port" "$upstream" || return 1
-  # The stack's own environment first: a variant's (in "$@") may change it.
-  local flags=(--name "$container" --label stacklab=1 ${OWN_ENV[@]+"${OWN_ENV[@]}"} "$@" --network host
-    "${APP_CPU_FLAGS[@]}" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"}
-    -e PORT="$port" -e DATABASE_PATH=/data/app.db -e UPSTREAM_URL="$upstream" -e LAB_CPUS="$APP_CPU_COUNT")
+  stack_app_env "$name" "$port" "$upstream" || return 1
+  # The app's environment first: a variant's (in "$@") may change the stack's.
+  local kv flags=(--name "$container" --label stacklab=1)
+  for kv in "${APP_ENV[@]}"; do flags+=(-e "$kv"); done
+  flags+=("$@" --network host "${APP_CPU_FLAGS[@]}" --memory "$APP_MEMORY" ${CONFINE[@]+"${CONFINE[@]}"})
   if app_remote; then
     # On the app's own engine (APP_ENGINE) its image is copied there, and
     # /data is a volume of that machine's disk (the container's own,
@@ -214,16 +214,15 @@ fresh_database() {
   confine_data_dir "$dir"
 }
 
-# stack_own_env NAME PORT UPSTREAM_URL [DATA]: OWN_ENV, the -e flags of the
-# environment NAME's stack.env's ENV gives its container (DATA: its data
-# folder, /data there), the lab's values put in (stackenv decides them, and
-# refuses what it cannot in one line)
-stack_own_env() {
-  local out kv lines
-  OWN_ENV=()
-  out=$(stack_tool own-env "$1" "$2" "$3" "$APP_CPU_COUNT" "${4:-/data}") || return 1
-  mapfile -t lines <<<"$out"
-  for kv in "${lines[@]}"; do [[ -z "$kv" ]] || OWN_ENV+=(-e "$kv"); done
+# stack_app_env NAME PORT UPSTREAM_URL [DATA]: APP_ENV, the environment
+# ("K=V") the lab gives NAME's app: the lab's own variables, then what its
+# stack.env's ENV adds with the lab's values put in (DATA: its data folder,
+# /data in its container); stackenv decides them, and refuses what it
+# cannot in one line
+stack_app_env() {
+  local out
+  out=$(stack_tool app-env "$1" "$2" "$3" "$APP_CPU_COUNT" "${4:-/data}") || return 1
+  mapfile -t APP_ENV <<<"$out"
 }
 
 # seed_record: SEED_CHECKSUM, the checksum of the study's seed (SEED_ARGS),
