@@ -325,6 +325,9 @@ func TestOwnEnv(t *testing.T) {
 // The app's whole environment is the lab's four variables, then the
 // stack's ENV with the lab's values put in; a bad ENV is still refused.
 func TestAppEnv(t *testing.T) {
+	env := func(v string) *Stack {
+		return &Stack{File: "stacks/own/stack.env", Values: map[string]string{"ENV": v}}
+	}
 	got, err := env("GOMAXPROCS=${LAB_CPUS}").AppEnv("8081", "http://127.0.0.1:9090", 2, "/tmp/n")
 	want := []string{"PORT=8081", "DATABASE_PATH=/tmp/n/app.db", "UPSTREAM_URL=http://127.0.0.1:9090", "LAB_CPUS=2", "GOMAXPROCS=2"}
 	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {

@@ -20,12 +20,12 @@ func TestLineParsesBack(t *testing.T) {
 
 func TestParseRefusesWhatIsNotALine(t *testing.T) {
 	for in, want := range map[string]string{
-		"":                                                  "empty",
-		"native start: cgroup /stacklab/x: permission denied": "not native start's line",
-		`{"cgroup":"/stacklab/x","mode":"v1","library":"l","limits":{"cpus":"0","memory_bytes":1,"pids":1}}`:          "no pid",
+		"": "empty",
+		"native start: cgroup /stacklab/x: permission denied":                                                           "not native start's line",
+		`{"cgroup":"/stacklab/x","mode":"v1","library":"l","limits":{"cpus":"0","memory_bytes":1,"pids":1}}`:            "no pid",
 		`{"pid":1,"cgroup":"/sys/fs/cgroup","mode":"v1","library":"l","limits":{"cpus":"0","memory_bytes":1,"pids":1}}`: "not one of the lab's",
 		`{"pid":1,"cgroup":"/stacklab/x","mode":"v3","library":"l","limits":{"cpus":"0","memory_bytes":1,"pids":1}}`:    "want v1 or v2",
-		`{"pid":1,"cgroup":"/stacklab/x","mode":"v2","library":"l","limits":{"cpus":"0","pids":1}}`:                      "limits",
+		`{"pid":1,"cgroup":"/stacklab/x","mode":"v2","library":"l","limits":{"cpus":"0","pids":1}}`:                     "limits",
 	} {
 		if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) = %v; want an error with %q", in, err, want)

@@ -24,10 +24,11 @@ const help = `closedloop: how many answers a second does a plain closed-loop cli
 from a server, counted as oha counts (answers that end in the window) and
 as requests started in the window?
 
-Usage: closedloop --url http://127.0.0.1:PORT/PATH [--connections 32] [--warmup 3s]
+Usage: closedloop --url http://127.0.0.1:PORT/PATH --connections N [--warmup 3s]
                   [--duration 15s] [--header 'K: V']... [--out FILE]
 
---connections goroutines, each with one keep-alive connection of Go's
+--connections goroutines (the bench's windows use the host profile's
+CONNECTIONS: give the same), each with one keep-alive connection of Go's
 net/http (no compression asked, as the bench asks oha for none), send GETs
 back to back through the warm-up and then the window; a request started in
 the window is waited for after it. Prints a verdict line, then both counts,
@@ -36,8 +37,8 @@ answers that ended in the window; --out writes them as one JSON object.
 Pin it (taskset) to the generator's CPUs, as the bench pins oha.
 
 Examples:
-  taskset -c 1 scripts/tool closedloop --url http://127.0.0.1:8080/up
-  taskset -c 1 scripts/tool closedloop --url http://127.0.0.1:8080/page --duration 15s --out page.client.json
+  taskset -c 1 scripts/tool closedloop --url http://127.0.0.1:8080/up --connections 32
+  taskset -c 1 scripts/tool closedloop --url http://127.0.0.1:8080/page --connections 32 --out page.client.json
 `
 
 // Result is one window's figures.
@@ -65,7 +66,7 @@ func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
 func main() {
 	fs := flag.NewFlagSet("closedloop", flag.ContinueOnError)
 	url := fs.String("url", "", "the route, http://127.0.0.1:PORT/PATH")
-	conns := fs.Int("connections", 32, "connections, one goroutine each")
+	conns := fs.Int("connections", 0, "connections, one goroutine each (required: the bench's are the host profile's CONNECTIONS)")
 	warmup := fs.Duration("warmup", 3*time.Second, "load before the window, not counted")
 	window := fs.Duration("duration", 15*time.Second, "the window counted")
 	out := fs.String("out", "", "the result as one JSON object")
@@ -97,7 +98,7 @@ func check(url string, conns int, warmup, window time.Duration, hs []string) str
 	case !strings.HasPrefix(url, "http://127.0.0.1:"):
 		return fmt.Sprintf("--url %q: the lab targets http://127.0.0.1:PORT/PATH only", url)
 	case conns < 1:
-		return fmt.Sprintf("--connections %d: want 1 or more", conns)
+		return fmt.Sprintf("--connections %d: want 1 or more (the bench's windows use the host profile's CONNECTIONS)", conns)
 	case warmup < 0:
 		return fmt.Sprintf("--warmup %v: want 0 or more", warmup)
 	case window <= 0:

@@ -73,7 +73,7 @@ role_run() {
 # background (in_background), role_tool_wait and role_tool_stop find it by
 # the background job's pid.
 role_tool() {
-  local role=$1 cpus=$2 out=$3 data=0 time="" prog a args=() rc=0
+  local role=$1 cpus=$2 out=$3 data=0 time="" prog a argv=() rc=0
   shift 3
   while [[ "$1" != -- ]]; do
     case "$1" in
@@ -87,14 +87,14 @@ role_tool() {
   if ! role_contained "$role"; then
     local to=2 bin
     [[ "$out" != - ]] || to=1
-    for a in "$@"; do a=${a//@OUT/$out} && args+=("${a//@DATA/${DB_DIR:-}}"); done
+    for a in "$@"; do a=${a//@OUT/$out} && argv+=("${a//@DATA/${DB_DIR:-}}"); done
     bin=$(lab_tool_path "$prog")
     if [[ -n "$time" ]]; then
       # `time` writes to the subshell's stderr, FILE; fd 3 is the caller's
       ((to == 1)) || to=3
-      (TIMEFORMAT='%3U %3S %3R' && time taskset -c "$cpus" "$bin" "${args[@]}" >&"$to" 2>&3) 3>&2 2>"$time" || rc=$?
+      (TIMEFORMAT='%3U %3S %3R' && time taskset -c "$cpus" "$bin" "${argv[@]}" >&"$to" 2>&3) 3>&2 2>"$time" || rc=$?
     else
-      taskset -c "$cpus" "$bin" "${args[@]}" >&"$to" || rc=$?
+      taskset -c "$cpus" "$bin" "${argv[@]}" >&"$to" || rc=$?
     fi
     ((data == 0)) || confine_data_dir "$DB_DIR"
     return "$rc"
@@ -106,11 +106,11 @@ role_tool() {
   ((data == 0)) || APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
   [[ "$out" == - ]] || flags+=(--emit /tmp/out)
   [[ -z "$time" ]] || flags+=(--time /tmp/time)
-  for a in "$@"; do a=${a//@OUT//tmp/out} && args+=("${a//@DATA//data}"); done
+  for a in "$@"; do a=${a//@OUT//tmp/out} && argv+=("${a//@DATA//data}"); done
   if [[ "$out" == - ]]; then
-    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" ${flags[@]+"${flags[@]}"} -- "$prog" "${args[@]}" || rc=$?
+    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" ${flags[@]+"${flags[@]}"} -- "$prog" "${argv[@]}" || rc=$?
   else
-    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" "${flags[@]}" -- "$prog" "${args[@]}" >>"$out" || rc=$?
+    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" "${flags[@]}" -- "$prog" "${argv[@]}" >>"$out" || rc=$?
     [[ -s "$out" ]] || rm -f "$out"
   fi
   [[ -z "$time" ]] || engine_docker "$(role_engine "$role")" cp "$name:/tmp/time" "$time" >/dev/null 2>&1 || true

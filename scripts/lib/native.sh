@@ -55,9 +55,9 @@ native_start() {
 # it (upstream and postgres stay: they are images); a stack that cannot be
 # built natively ends the bench in one line naming it, exit 2
 native_build_all() {
-  local -n stacks=$1
+  local -n native_list=$1
   local s keep=() rc
-  for s in "${stacks[@]}"; do
+  for s in "${native_list[@]}"; do
     if [[ "$s" == upstream || "$s" == postgres ]]; then
       keep+=("$s")
       continue
@@ -68,7 +68,7 @@ native_build_all() {
     ((rc != 2)) || bad "bench: --mode native: $s cannot run natively (the line above); leave it out with --stacks"
     ((rc == 0)) || die "bench: --mode native: $s's native build failed (its errors above)"
   done
-  stacks=(${keep[@]+"${keep[@]}"})
+  native_list=(${keep[@]+"${keep[@]}"})
 }
 
 # native_pid NAME: the app's pid; native_running NAME: is it alive, in its
