@@ -8,8 +8,12 @@
 //	                              used meanwhile, to tell a contended
 //	                              reading from a slow CPU)
 //	canary                        (no --out: print one reading)
-//	canary verdict --out FILE RUN (a run's raw folder: exit 1 and the
-//	                              reason in FILE when a window was flagged)
+//	canary verdict --out FILE [--rows FILE] RUN
+//	                              (a run's raw folder: exit 1 and the
+//	                              reason in FILE when a window was flagged;
+//	                              --rows: the rows with a flagged window,
+//	                              one a line, which the bench measures
+//	                              again at the run's end)
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"stacklab/formats/cgroupstat"
@@ -96,6 +101,7 @@ func verdict(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("canary verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "write the reason here when a window was flagged")
+	rowsOut := fs.String("rows", "", "write the rows with a flagged window here, one a line")
 	threshold := fs.Float64("threshold", speed.Threshold, "the share a reading may be off its run's median")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -121,12 +127,15 @@ func verdict(args []string, stdout, stderr io.Writer) int {
 		windows[n], names = rs, append(names, n)
 	}
 	flags, _ := speed.Judge(windows, names, *threshold)
-	var bad []string
+	var bad, rows []string
 	contended := 0
 	for _, f := range flags {
 		contended += f.Contended
 		if f.Flagged {
 			bad = append(bad, fmt.Sprintf("%s (%s %+.0f%%)", f.Window, f.Reading, 100*f.Off))
+			if row, _, _ := strings.Cut(f.Window, " "); !slices.Contains(rows, row) {
+				rows = append(rows, row)
+			}
 		}
 	}
 	if len(bad) == 0 {
@@ -134,9 +143,17 @@ func verdict(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	reason := fmt.Sprintf("the CPU-speed canary was more than %.0f%% off the run's median around %d of %d windows: %s", 100**threshold, len(bad), len(flags), strings.Join(bad, ", "))
+	if *rowsOut != "" {
+		reason += "; measured again at the run's end: " + strings.Join(rows, ", ")
+		if err := os.WriteFile(*rowsOut, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+			fmt.Fprintf(stderr, "canary verdict: %v\n", err)
+			return 2
+		}
+	}
 	b, _ := json.Marshal(struct {
-		Reason string `json:"reason"`
-	}{reason})
+		Reason string   `json:"reason"`
+		Rows   []string `json:"rows,omitempty"`
+	}{reason, rows})
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		fmt.Fprintf(stderr, "canary verdict: %v\n", err)
 		return 2

@@ -83,3 +83,20 @@ func TestVerdictLeavesOutContended(t *testing.T) {
 		t.Errorf("an idle app and a slow reading: exit %d %s", rc, out.String())
 	}
 }
+
+// With --rows, the rows with a flagged window are written one a line for
+// the bench to measure again, and the evidence says so.
+func TestVerdictRows(t *testing.T) {
+	dir := t.TempDir()
+	evidence, rows := filepath.Join(dir, "canary.json"), filepath.Join(dir, "canary.rows")
+	var out, errb bytes.Buffer
+	if rc := run([]string{"verdict", "--out", evidence, "--rows", rows, writeRun(t, 9_100_000)}, &out, &errb); rc != 1 {
+		t.Fatalf("slowed run: exit %d %s", rc, out.String())
+	}
+	if b, err := os.ReadFile(rows); err != nil || string(b) != "rust-axum\n" {
+		t.Errorf("rows %q, %v; want rust-axum alone", b, err)
+	}
+	if b, _ := os.ReadFile(evidence); !strings.Contains(string(b), `; measured again at the run's end: rust-axum","rows":["rust-axum"]`) {
+		t.Errorf("evidence %s", b)
+	}
+}

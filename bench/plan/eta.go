@@ -218,6 +218,16 @@ func (e *ETA) AddRuns(n int) {
 	}
 }
 
+// AddRows: n rows' phases more to do (rows measured again at a run's end):
+// each a boot and a stop, its windows, warm-ups and restarts.
+func (e *ETA) AddRows(n int) {
+	e.Left["boot"] += n
+	e.Left["stop"] += n
+	e.Left["window"] += n * e.WindowsPerRow
+	e.Left["warmup"] += n * e.WarmupsPerRow
+	e.Left["restart"] += n * e.FreshPerRow
+}
+
 // Done: a phase of kind took ms.
 func (e *ETA) Done(kind string, ms int64) {
 	e.SumMs[kind] += ms
@@ -304,13 +314,13 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		}
 		return n, nil
 	}
-	want := map[string]int{"left": 0, "first": 0, "phases": 0, "done": 2, "skip": 2, "add-runs": 1, "row-done": 3, "per-run": 1, "left-of": 1}
+	want := map[string]int{"left": 0, "first": 0, "phases": 0, "done": 2, "skip": 2, "add-runs": 1, "add-rows": 1, "row-done": 3, "per-run": 1, "left-of": 1}
 	if len(args) == 0 {
-		return "", false, fmt.Errorf("want a subcommand (left, first, phases, done, skip, add-runs, row-done, per-run, left-of)")
+		return "", false, fmt.Errorf("want a subcommand (left, first, phases, done, skip, add-runs, add-rows, row-done, per-run, left-of)")
 	}
 	n, ok := want[args[0]]
 	if !ok {
-		return "", false, fmt.Errorf("unknown subcommand %q (left, first, phases, done, skip, add-runs, row-done, per-run, left-of)", args[0])
+		return "", false, fmt.Errorf("unknown subcommand %q (left, first, phases, done, skip, add-runs, add-rows, row-done, per-run, left-of)", args[0])
 	}
 	if len(args)-1 != n {
 		return "", false, fmt.Errorf("%s takes %d arguments", args[0], n)
@@ -350,6 +360,8 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		e.Skip(args[1], int(nums[0]))
 	case "add-runs":
 		e.AddRuns(int(nums[0]))
+	case "add-rows":
+		e.AddRows(int(nums[0]))
 	case "row-done":
 		e.RowDone(int(nums[0]), int(nums[1]), int(nums[2]))
 	}

@@ -90,6 +90,9 @@ func TestETACommands(t *testing.T) {
 		{[]string{"left-of", "boot"}, "0"},
 		{[]string{"add-runs", "1"}, ""},
 		{[]string{"left-of", "boot"}, "1"},
+		{[]string{"add-rows", "2"}, ""},
+		{[]string{"left-of", "boot"}, "3"},
+		{[]string{"left-of", "window"}, "4"},
 		{[]string{"phases"}, "quiet=0:0\nceilings=0:0\nheadroom=0:0\nboot=1:2000\nwarmup=0:0\nwindow=0:0\nrestart=0:0\nsampler=0:0\nstop=0:0"},
 	} {
 		e, err := Load(path)

@@ -37,7 +37,7 @@
 //	    the bench's schedule counted and its first estimate, into FILE;
 //	    prints the line the bench shows ("2 run(s) of 9 row(s) × 4
 //	    window(s), about 3m05s")
-//	plan eta FILE left|first|phases|done KIND MS|skip KIND N|add-runs N|
+//	plan eta FILE left|first|phases|done KIND MS|skip KIND N|add-runs N|add-rows N|
 //	              row-done WINDOWS RESTARTS WARMUPS|per-run KIND|left-of KIND
 //	    the time left, a phase measured or dropped, what a run holds
 //	plan profile NAME

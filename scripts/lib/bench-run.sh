@@ -338,6 +338,15 @@ bench_main() {
       quiet_json="$WORK/run-$run.quiet.json"
       quiet_watch_start "$quiet_json"
       bench_run "$run"
+      mapfile -t ORDER < <(run_order "$run")
+      # The full profile measures again, at the run's end, each row during
+      # one of whose windows the vCPU changed speed (the CPU-speed canary
+      # moved), which no load average shows; the run's other rows stand.
+      while ((CANARY_REDO && attempt < MAX_REDO)) && canary_rows "$run"; do
+        attempt=$((attempt + 1))
+        note "bench: run $run: $(cat "$WORK/run-$run.canary.txt") (attempt $((attempt + 1)) of $((MAX_REDO + 1)))"
+        redo_rows "$run" "$attempt"
+      done
       quiet_watch_stop "$quiet_json"
       QUIET_RUN=""
       if ((QUIET_GATE)) && ! quiet_ok "$quiet_json" && ((attempt < MAX_REDO)); then
@@ -346,28 +355,51 @@ bench_main() {
         discard_run "$run" "$attempt" "$quiet_json"
         continue
       fi
-      # The full profile also redoes a run during which the vCPU changed
-      # speed (the CPU-speed canary moved), which no load average shows.
-      # (A verdict that could not read the files says so and keeps the run:
-      # summarize will name the bad file.)
-      rm -f "$WORK/run-$run.canary.json"
-      if ((CANARY_REDO)) && ((attempt < MAX_REDO)) &&
-        ! lab_tool canary verdict --out "$WORK/run-$run.canary.json" "$RUN_DIR/raw/run-$run" >"$WORK/run-$run.canary.txt" 2>&1; then
-        if [[ -s "$WORK/run-$run.canary.json" ]]; then
-          attempt=$((attempt + 1))
-          note "bench: run $run: $(cat "$WORK/run-$run.canary.txt"); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
-          discard_run "$run" "$attempt" "$WORK/run-$run.canary.json"
-          continue
-        fi
-        note "bench: run $run: $(cat "$WORK/run-$run.canary.txt")"
-      fi
       local evidence=()
       [[ -f "$quiet_json" ]] && evidence=(--quiet "$quiet_json")
-      lab_tool record run "$RUN_DIR" "$run" --order "$(run_order "$run" | paste -sd,)" "${evidence[@]}"
+      # (the order the kept windows were measured in: rows measured again last)
+      lab_tool record run "$RUN_DIR" "$run" --order "$(IFS=,; echo "${ORDER[*]}")" "${evidence[@]}"
       break
     done
   done
   bench_finish
+}
+
+# canary_rows RUN: did the canary flag a window of RUN? Its words then in
+# $WORK/run-RUN.canary.txt, the rows to measure again in .canary.rows. A
+# verdict that could not read the files says so and keeps the run:
+# summarize will name the bad file.
+canary_rows() {
+  local w="$WORK/run-$1.canary"
+  rm -f "$w.json" "$w.rows"
+  # (LAB_CANARY_THRESHOLD: the tests' own, to flag a window at will)
+  lab_tool canary verdict --out "$w.json" --rows "$w.rows" ${LAB_CANARY_THRESHOLD:+--threshold "$LAB_CANARY_THRESHOLD"} \
+    "$RUN_DIR/raw/run-$1" >"$w.txt" 2>&1 && return 1
+  [[ -s "$w.rows" ]] && return 0
+  note "bench: run $1: $(cat "$w.txt")"
+  return 1
+}
+
+# redo_rows RUN ATTEMPT: the canary's rows of RUN measured again: their raw
+# files moved aside (raw/discarded/run-RUN-attempt-ATTEMPT/ROW), the
+# canary's evidence kept in the manifest, each row's session run again and
+# moved to the end of ORDER, the run's order as measured
+redo_rows() {
+  local row r keep rows=() aside="$RUN_DIR/raw/discarded/run-$1-attempt-$2"
+  mapfile -t rows <"$WORK/run-$1.canary.rows"
+  mkdir -p "$aside"
+  for row in "${rows[@]}"; do mv "$RUN_DIR/raw/run-$1/$row" "$aside/$row"; done
+  lab_tool record run "$RUN_DIR" "$1" --discarded "$WORK/run-$1.canary.json"
+  WINDOWS_DONE=$((WINDOWS_DONE - ${#rows[@]} * ${#WINDOWS[@]}))
+  eta add-rows "${#rows[@]}"
+  for row in "${rows[@]}"; do
+    keep=()
+    for r in "${ORDER[@]}"; do [[ "$r" == "$row" ]] || keep+=("$r"); done
+    ORDER=(${keep[@]+"${keep[@]}"} "$row")
+    bench_pause
+    stack_session "$1" "$row"
+    row_line "$1" "$row"
+  done
 }
 
 # discard_run RUN ATTEMPT EVIDENCE: move a run's raw files aside and keep
