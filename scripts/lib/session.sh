@@ -52,7 +52,8 @@ app_start() {
   while IFS= read -r kv; do
     [[ -z "$kv" ]] || kvs+=("$kv")
   done <<<"${ROW_ENV[$row]:-}"
-  native_mode || app_docker rm -f -v "$container" >/dev/null 2>&1 || true
+  # (a fresh_db window restarts the row: its app of that name goes first)
+  if native_mode; then native_stop "$container"; else app_docker rm -f -v "$container" >/dev/null 2>&1 || true; fi
   role_port_free app "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
   if [[ "$(row_db "$row")" == postgres ]]; then
