@@ -171,6 +171,10 @@ func readFolder(dir string) (Folder, error) {
 	f.Manifest, f.Complete = true, m.Complete
 	f.Date = dateOf(m.StartedAt)
 	f.Study, f.Profile = m.Study, m.Profile
+	if m.Parameters.RunMode() == manifest.RunNative {
+		// a native folder is never read as a Docker one
+		f.Profile += ", native"
+	}
 	fp := m.Host.Fingerprint
 	f.Host = fmt.Sprintf("%s (%s, %d cores)", m.Host.Profile, fp.CPUModel, fp.Cores)
 	f.Stacks = m.Parameters.Stacks

@@ -54,6 +54,9 @@ func TestIndexOfFolders(t *testing.T) {
 	write(t, filepath.Join(dir, "2026-12-02-local-size", "manifest.json"), manifestSize)
 	write(t, filepath.Join(dir, "2026-12-02-local-size", "summary.md"), "x")
 	write(t, filepath.Join(dir, "2026-12-01-local-logs", "before.log"), "x")
+	// a native folder's profile cell says so: it is never read as a Docker one
+	write(t, filepath.Join(dir, "2026-12-02-local-native", "manifest.json"),
+		strings.NewReplacer(`"runs":1,`, `"runs":1,"extra":{"run_mode":"native"},`, "go-nethttp", "c-libmicrohttpd").Replace(manifestSize))
 
 	files, err := Build(dir)
 	if err != nil {
@@ -62,9 +65,10 @@ func TestIndexOfFolders(t *testing.T) {
 	md, page := string(files[0].Data), string(files[1].Data)
 	rows := cells(md)
 	for name, want := range map[string]string{
-		"2026-12-03-local-pages": "[2026-12-03-local-pages](2026-12-03-local-pages/summary.md)|2026-12-03|pages|full|local (Test CPU, 4 cores)|go-nethttp, rust-axum|no: run 2|2 (1 discarded)|[NOTES.md](2026-12-03-local-pages/NOTES.md)",
-		"2026-12-02-local-size":  "[2026-12-02-local-size](2026-12-02-local-size/summary.md)|2026-12-02|size|quick|local (Test CPU, 4 cores)|go-nethttp|no gate|1|",
-		"2026-12-01-local-logs":  "[2026-12-01-local-logs](2026-12-01-local-logs/)|2026-12-01|no manifest.json: before.log||||||",
+		"2026-12-03-local-pages":  "[2026-12-03-local-pages](2026-12-03-local-pages/summary.md)|2026-12-03|pages|full|local (Test CPU, 4 cores)|go-nethttp, rust-axum|no: run 2|2 (1 discarded)|[NOTES.md](2026-12-03-local-pages/NOTES.md)",
+		"2026-12-02-local-size":   "[2026-12-02-local-size](2026-12-02-local-size/summary.md)|2026-12-02|size|quick|local (Test CPU, 4 cores)|go-nethttp|no gate|1|",
+		"2026-12-01-local-logs":   "[2026-12-01-local-logs](2026-12-01-local-logs/)|2026-12-01|no manifest.json: before.log||||||",
+		"2026-12-02-local-native": "[2026-12-02-local-native](2026-12-02-local-native/)|2026-12-02|size|quick, native|local (Test CPU, 4 cores)|c-libmicrohttpd|no gate|1|",
 	} {
 		if rows[name] != want {
 			t.Errorf("README.md's row of %s:\n got %q\nwant %q", name, rows[name], want)
