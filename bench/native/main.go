@@ -39,6 +39,10 @@
 //	native log
 //	    (start's log copier) stdin to stdout, each line stamped with the
 //	    time it came, until stdin ends
+//	native logs --file FILE [--since TIME]
+//	    the copier's FILE back: with --since (RFC 3339) the lines stamped
+//	    from then on, stamps kept (as docker logs --timestamps --since);
+//	    without, every line without its stamp; no FILE, nothing
 //
 // A group that cannot be made (not root, a controller missing, no cgroup
 // file system) is one line naming what is missing, exit 2.
@@ -105,6 +109,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return enter(args[1:], stderr)
 	case "log":
 		return copyStamped(os.Stdin, stdout, time.Now)
+	case "logs":
+		return logs(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "native: unknown subcommand %q (%s)\n", args[0], usage)
 	return 2
@@ -323,6 +329,49 @@ func copyStamped(in io.Reader, out io.Writer, now func() time.Time) int {
 			return 0
 		}
 	}
+}
+
+// logs reads the copier's file back (see the top of the file).
+func logs(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("native logs", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	file := fl.String("file", "", "the log start's copier wrote")
+	sinceFlag := fl.String("since", "", "the lines from this time on (RFC 3339)")
+	if err := fl.Parse(args); err != nil || fl.NArg() > 0 || *file == "" {
+		fmt.Fprintf(stderr, "native logs: --file FILE [--since TIME] (%s)\n", usage)
+		return 2
+	}
+	var since time.Time
+	if *sinceFlag != "" {
+		t, err := time.Parse(time.RFC3339Nano, *sinceFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "native logs: --since %q: not an RFC 3339 time\n", *sinceFlag)
+			return 2
+		}
+		since = t
+	}
+	f, err := os.Open(*file)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0 // an app that never started wrote nothing
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "native logs: %v\n", err)
+		return 1
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		stamp, line, _ := strings.Cut(sc.Text(), " ")
+		t, err := time.Parse(time.RFC3339Nano, stamp)
+		switch {
+		case *sinceFlag == "":
+			fmt.Fprintln(stdout, line)
+		case err == nil && !t.Before(since):
+			fmt.Fprintln(stdout, sc.Text())
+		}
+	}
+	return 0
 }
 
 // StampLayout is the log's time stamp: RFC 3339 with nine fractional

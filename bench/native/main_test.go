@@ -267,3 +267,29 @@ func TestReapFolders(t *testing.T) {
 		t.Errorf("no --dir: exit %d, %q", code, errs.String())
 	}
 }
+
+// logs gives the lines stamped from --since on with their stamps (as
+// docker logs --timestamps --since), or every line without its stamp;
+// a log not written yet is nothing, a bad --since one line, exit 2.
+func TestLogs(t *testing.T) {
+	f := t.TempDir() + "/app.log"
+	log := "2026-12-05T12:00:00.500000000Z listening\n2026-12-05T12:00:01.250000000Z gc 1 @0.5s\n"
+	if err := os.WriteFile(f, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if code := run([]string{"logs", "--file", f, "--since", "2026-12-05T12:00:01Z"}, &out, &errs); code != 0 || out.String() != "2026-12-05T12:00:01.250000000Z gc 1 @0.5s\n" {
+		t.Errorf("--since: exit %d, %q", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"logs", "--file", f}, &out, &errs); code != 0 || out.String() != "listening\ngc 1 @0.5s\n" {
+		t.Errorf("every line: exit %d, %q", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"logs", "--file", f + ".none"}, &out, &errs); code != 0 || out.Len() != 0 {
+		t.Errorf("no file: exit %d, %q", code, out.String())
+	}
+	if code := run([]string{"logs", "--file", f, "--since", "noon"}, &out, &errs); code != 2 {
+		t.Errorf("bad --since: exit %d", code)
+	}
+}

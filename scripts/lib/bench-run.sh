@@ -160,6 +160,15 @@ bench_prepare() {
     s=$(row_stack "$r")
     [[ " ${needed[*]} " == *" $s "* ]] || needed+=("$s")
   done
+  # The native mode builds each stack with its own toolchain, here, and
+  # needs none of their images; the lab's own roles (the mock upstream,
+  # Postgres) stay in Docker.
+  if native_mode; then
+    app_remote && bad "bench: --mode native runs the stacks on this machine; ${HOST_PROFILE_FILE#"$LAB_ROOT"/} gives the app an engine (APP_ENGINE)"
+    lab_tool native check --cpus "$APP_CPUS" --memory "$APP_MEMORY" ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --pids "$CONFINE_PIDS_LIMIT" || exit 2
+    native_build "${needed[@]}"
+    needed=()
+  fi
   # the generator's headroom runs the mock upstream in the app's place
   ((NEEDS_UPSTREAM || HEADROOM)) && needed+=(upstream)
   if ((NEEDS_POSTGRES)); then
@@ -176,13 +185,6 @@ bench_prepare() {
     problem=$(build_args_problem "$(row_stack "$r")" "${ROW_BUILD[$r]}")
     [[ -z "$problem" ]] || die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r: $problem"
   done
-  # The native mode builds each stack with its own toolchain, here; the
-  # lab's own roles (the mock upstream, Postgres) stay in Docker.
-  if native_mode; then
-    app_remote && bad "bench: --mode native runs the stacks on this machine; ${HOST_PROFILE_FILE#"$LAB_ROOT"/} gives the app an engine (APP_ENGINE)"
-    lab_tool native check --cpus "$APP_CPUS" --memory "$APP_MEMORY" ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --pids "$CONFINE_PIDS_LIMIT" || exit 2
-    native_build_all needed
-  fi
   # A profile with late_images (quick) measures each stack as soon as its image is ready:
   # what is built is measured first, and a missing image is built just
   # before its stack's first session (late_image), so a first look at a

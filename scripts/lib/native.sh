@@ -50,42 +50,29 @@ native_start() {
   echo "$name"
 }
 
-# native_build_all ARRAY: every stack named in the array ARRAY (a name of
-# an array of the caller's) built by scripts/native-stack, then dropped from
-# it (upstream and postgres stay: they are images); a stack that cannot be
-# built natively ends the bench in one line naming it, exit 2
-native_build_all() {
-  local -n native_list=$1
-  local s keep=() rc
-  for s in "${native_list[@]}"; do
-    if [[ "$s" == upstream || "$s" == postgres ]]; then
-      keep+=("$s")
-      continue
-    fi
+# native_build STACK...: each built by scripts/native-stack; a stack that
+# cannot be built natively ends the bench in one line naming it, exit 2
+native_build() {
+  local s rc
+  for s in "$@"; do
     note "bench: building $s natively (stacks/$s/native-build)"
     rc=0
     "$LAB_ROOT/scripts/native-stack" build "$s" || rc=$?
     ((rc != 2)) || bad "bench: --mode native: $s cannot run natively (the line above); leave it out with --stacks"
     ((rc == 0)) || die "bench: --mode native: $s's native build failed (its errors above)"
   done
-  native_list=(${keep[@]+"${keep[@]}"})
 }
 
 # native_pid NAME: the app's pid; native_running NAME: is it alive, in its
-# group; native_logs NAME [SINCE]: its output (from SINCE, RFC 3339 with
-# nine fractional digits, with the stamps; else without); native_stop
+# group; native_logs NAME [SINCE]: its output (native logs: from SINCE
+# with the copier's stamps, else without them); native_stop
 # NAME: SIGTERM, SIGKILL after 5 s, the group removed (bench/native)
 native_pid() { cat "$(native_run_dir "$1")/app.pid" 2>/dev/null; }
 native_running() {
   local pid
   pid=$(native_pid "$1") && [[ -n "$pid" ]] && grep -qs "/stacklab/$1\$" "/proc/$pid/cgroup"
 }
-native_logs() {
-  local log
-  log="$(native_run_dir "$1")/app.log"
-  [[ -f "$log" ]] || return 0
-  if [[ -n "${2:-}" ]]; then awk -v s="$2" '$1 >= s' "$log"; else cut -d' ' -f2- "$log"; fi
-}
+native_logs() { lab_tool native logs --file "$(native_run_dir "$1")/app.log" ${2:+--since "$2"}; }
 native_stop() { lab_tool native stop --name "$1" >/dev/null 2>&1 || true; }
 
 # native_cleanup: stop this bench's groups and remove its apps' folders;
