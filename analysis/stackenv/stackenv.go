@@ -56,6 +56,9 @@ var Keys = map[string]string{
 	"SIZE_DEPS_SRC": "words",
 	"SIZE_TOUCH":    "text",
 	"SIZE_BINARY":   "text",
+	// NATIVE_PACKAGES: the Debian packages the native build needs on the
+	// host, at its Dockerfile's versions (HostPackages).
+	"NATIVE_PACKAGES": "words",
 }
 
 // Error is a stack's declaration that cannot be used: one line, naming the

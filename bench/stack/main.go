@@ -18,6 +18,9 @@
 //	    (DATA: the data folder, /data in a container)
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
+//	stack ... host-packages NAME
+//	    the Debian packages NAME's native build needs on the host
+//	    (NATIVE_PACKAGES), name=version a line at its Dockerfile's versions
 //	stack ... build-args NAME --build-args "K=V lines"
 //	    nothing when NAME's BUILD_ARGS declares every name; else the
 //	    problem in one line (exit 0: the caller says where it came from)
@@ -46,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -58,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "tag": 1, "build-args": 1}
+	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -123,6 +126,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if env, err = s.AppEnv(rest[2], rest[3], cpus, data); err == nil {
 				for _, kv := range env {
 					fmt.Fprintln(stdout, kv)
+				}
+			}
+		}
+	case "host-packages":
+		var s *stackenv.Stack
+		var pkgs []string
+		if s, err = lab.Read(rest[1]); err == nil {
+			if pkgs, err = s.HostPackages(); err == nil {
+				for _, p := range pkgs {
+					fmt.Fprintln(stdout, p)
 				}
 			}
 		}
