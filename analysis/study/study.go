@@ -59,6 +59,10 @@ type Study struct {
 	Description string
 	Sections    []Section
 	Stacks      []string // rows asked for (stacks and variants); empty: every stack
+	// Lead is the row measured first (Rows puts it first), so that a
+	// first look opens on a row whose numbers mean something ("": the
+	// rows in their order).
+	Lead string
 	StacksDir   string   // an extra folder of stack folders, resolved against the file's folder
 	Variants    []Variant
 	// SamplerCheck is the window measured a second time without the cgroup
@@ -387,6 +391,7 @@ type fileShape struct {
 	Description  string         `toml:"description"`
 	Include      []string       `toml:"include"`
 	Stacks       []string       `toml:"stacks"`
+	Lead         string         `toml:"lead"`
 	StacksDir    string         `toml:"stacks_dir"`
 	Connections  any            `toml:"connections"`
 	Errors       string         `toml:"errors"`
@@ -531,6 +536,7 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 			return nil, &Error{Path: path, Key: "seed", Msg: err.Error()}
 		}
 	}
+	s.Lead = f.Lead
 	if f.StacksDir != "" {
 		s.StacksDir = f.StacksDir
 		if !filepath.IsAbs(s.StacksDir) {
@@ -568,8 +574,8 @@ func Parse(path string, b []byte, include Includer) (*Study, error) {
 			return nil, err
 		}
 		s.Files = append(s.Files, File{Name: name, Text: string(ib)})
-		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.StacksDir != "" || inc.SelfTest != nil || inc.Guard != nil || len(inc.Flows) > 0 || inc.Seed != nil {
-			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, stacks_dir, [[variant]], [[flow]], [selftest], [guard] or [seed])"}
+		if len(inc.Include) > 0 || len(inc.Variants) > 0 || len(inc.Stacks) > 0 || inc.Lead != "" || inc.StacksDir != "" || inc.SelfTest != nil || inc.Guard != nil || len(inc.Flows) > 0 || inc.Seed != nil {
+			return nil, &Error{Path: ipath, Msg: "an included study may hold cases and their defaults only (no include, stacks, lead, stacks_dir, [[variant]], [[flow]], [selftest], [guard] or [seed])"}
 		}
 		sec, err := section(ipath, name, inc)
 		if err != nil {
@@ -980,20 +986,29 @@ func (s *Study) checkSelfTest(path string, st *selftestShape, variants map[strin
 	return nil
 }
 
-// Rows are the rows the study runs: its stacks list, else its variants
-// followed by every stack of all (the lab's stack folders), else all.
+// Rows are the rows the study runs: its stacks list, else its variants,
+// else all (the lab's stack folders); its lead first when it is one of
+// them.
 func (s *Study) Rows(all []string) []string {
+	rows := all
 	if len(s.Stacks) > 0 {
-		return s.Stacks
-	}
-	if len(s.Variants) > 0 {
-		var out []string
+		rows = s.Stacks
+	} else if len(s.Variants) > 0 {
+		rows = nil
 		for _, v := range s.Variants {
-			out = append(out, v.Row())
+			rows = append(rows, v.Row())
 		}
-		return out
 	}
-	return all
+	if s.Lead == "" || !slices.Contains(rows, s.Lead) {
+		return rows
+	}
+	out := []string{s.Lead}
+	for _, r := range rows {
+		if r != s.Lead {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func checkPath(p string) error {

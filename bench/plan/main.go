@@ -191,8 +191,12 @@ func describe(path string, args []string, out io.Writer) error {
 	}
 	all := stackenv.Folders(dirs)
 	rows := s.Rows(all)
+	if s.Lead != "" && !contains(rows, s.Lead) {
+		return &study.Error{Path: path, Key: "lead", Msg: fmt.Sprintf("%q is not a row of this study (rows: %s)", s.Lead, strings.Join(rows, ", "))}
+	}
 	key := "stacks"
 	if *stacks != "" {
+		// the rows asked for, in the order asked
 		rows, key = strings.Split(*stacks, ","), "--stacks"
 	}
 	for _, r := range rows {

@@ -18,7 +18,7 @@ plan_capacity() {
 # vegeta_check: the pinned vegeta is on PATH (a capacity study needs it)
 vegeta_check() {
   local have
-  command -v vegeta >/dev/null || die "bench: vegeta is not on PATH: run through ./lab or 'nix develop' (scripts/bootstrap installs it)"
+  tool_ensure vegeta
   have=$(vegeta_version)
   [[ "$have" == "$(pinned vegeta)" ]] || die "bench: vegeta $have is on PATH but the lab pins $(pinned vegeta) (versions.json)"
 }
@@ -29,10 +29,10 @@ vegeta_version() { vegeta -version 2>/dev/null | awk '/^Version:/ {print $2}'; }
 # generator runs on this machine
 k6_check() {
   local have
-  command -v k6 >/dev/null || die "bench: k6 is not on PATH: run 'scripts/bootstrap --with-k6' (it builds the pinned k6)"
+  [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || die "bench: a users ramp runs k6 on this machine; the host profile gives the generator an engine"
+  tool_ensure k6
   have=$(k6 version 2>/dev/null | awk '{print $2; exit}')
   [[ "$have" == "v$(pinned k6)" ]] || die "bench: k6 $have is on PATH but the lab pins v$(pinned k6) (versions.json)"
-  [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || die "bench: a users ramp runs k6 on this machine; the host profile gives the generator an engine"
 }
 
 # lane_file BASE LANE: a lane's report of a step (BASE.json for main)

@@ -21,7 +21,7 @@ size_cleanup() {
 # scc_check: the pinned scc is on PATH (it counts the code)
 scc_check() {
   local have
-  command -v scc >/dev/null || die "bench: scc is not on PATH: run through ./lab or 'nix develop' (scripts/bootstrap installs it)"
+  tool_ensure scc
   have=$(scc --version 2>/dev/null | awk '{print $3}')
   [[ "$have" == "$(pinned scc)" ]] || die "bench: scc $have is on PATH but the lab pins $(pinned scc) (versions.json)"
   SCC=$(command -v scc)
