@@ -63,12 +63,6 @@
           hash = hashes.oha_crate;
         };
         cargoLock.lockFile = "${src}/Cargo.lock";
-        # As bootstrap builds it: TLS from the system's OpenSSL (native-tls)
-        # instead of the default rustls; the lab speaks plain HTTP only.
-        buildNoDefaultFeatures = true;
-        buildFeatures = [ versions.oha_features ];
-        nativeBuildInputs = [ pkgs.pkg-config ];
-        buildInputs = [ pkgs.openssl ];
         doCheck = false;
       };
 
