@@ -66,3 +66,25 @@ func TestCompareModesSideBySide(t *testing.T) {
 		t.Errorf("exit %d (%s), first line %q: want 0, %q, and the table", code, errb.String(), first, want)
 	}
 }
+
+// With --modes a last table gives each stack's B ÷ A over its cases:
+// the median case with the lowest and highest, a case at the generator's
+// limit left out and named.
+func TestCompareModesRatios(t *testing.T) {
+	a, b := synth.Pages(), synth.Pages()
+	b.Extra = map[string]string{"run_mode": "native"}
+	b.Rate = map[string]float64{"go-nethttp": 44000, "node-fastify": 12000}
+	var out, errb bytes.Buffer
+	if code := run([]string{"--cross-host", "--modes", folder(t, "a", a), folder(t, "b", b)}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	_, ratios, ok := strings.Cut(out.String(), "## What the mode gives each stack")
+	if !ok {
+		t.Fatalf("no ratio table:\n%s", out.String())
+	}
+	for _, want := range []string{"| go-nethttp   |", "1.10×", "| node-fastify |", "0.80×"} {
+		if !strings.Contains(ratios, want) {
+			t.Errorf("ratio table lacks %q:\n%s", want, ratios)
+		}
+	}
+}

@@ -38,7 +38,9 @@ Postgres server role ran at other settings (the manifest's
 postgres_settings, stacks/postgres/postgresql.conf) are refused unless
 --anyway. A folder whose stacks ran in Docker and one whose stacks ran
 natively are refused unless --modes, and then the table says which is
-which: each change is what the other run mode costs or gives that stack.
+which: each change is what the other run mode costs or gives that stack,
+and a last table gives each stack's B ÷ A over its cases (req/s and CPU
+per request, the median case and the lowest and highest).
 
 With --within, one folder: each row against the baseline (its first row,
 or ROW) run by run, as ratios, with the ratio's spread and each row's own
@@ -135,6 +137,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			dirs[0], manifest.ModeWords(ma), dirs[1], manifest.ModeWords(mb))
 	}
 	stdout.Write(table.Markdown(c))
+	if ma != mb {
+		stdout.Write(table.ModesMarkdown(sums[0], sums[1]))
+	}
 	if c.Failed {
 		return 1
 	}

@@ -62,9 +62,9 @@ type Study struct {
 	// Lead is the row measured first (Rows puts it first), so that a
 	// first look opens on a row whose numbers mean something ("": the
 	// rows in their order).
-	Lead string
-	StacksDir   string   // an extra folder of stack folders, resolved against the file's folder
-	Variants    []Variant
+	Lead      string
+	StacksDir string // an extra folder of stack folders, resolved against the file's folder
+	Variants  []Variant
 	// SamplerCheck is the window measured a second time without the cgroup
 	// sampler, once per run, to show what watching costs ("" for none).
 	SamplerCheck string

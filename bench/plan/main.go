@@ -169,6 +169,7 @@ func describe(path string, args []string, out io.Writer) error {
 	stacks := fl.String("stacks", "", "rows to run instead of the study's")
 	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
+	native := fl.Bool("native", false, "the bench runs its stacks natively: the study's stacks without a native build are left out")
 	if err := parseFlags("describe", args, fl); err != nil {
 		return err
 	}
@@ -218,10 +219,27 @@ func describe(path string, args []string, out io.Writer) error {
 			}
 		}
 	}
+	// Natively, the study's own rows are those whose stack builds natively;
+	// rows asked for by name stay, and the bench refuses one that cannot.
+	var leftOut []string
+	if *native && *stacks == "" {
+		var kept []string
+		for _, r := range rows {
+			if nativeBuild(dirs, s.StackOf(r)) {
+				kept = append(kept, r)
+			} else {
+				leftOut = append(leftOut, r)
+			}
+		}
+		rows = kept
+	}
 	if len(rows) == 0 {
 		return &study.Error{Path: path, Key: key, Msg: "no stacks to run"}
 	}
 	fmt.Fprintf(out, "study %s\nhash %s\n", s.Name, s.Hash())
+	for _, r := range leftOut {
+		fmt.Fprintf(out, "left_out %s stacks/%s has no native build (native-build and native-start)\n", r, s.StackOf(r))
+	}
 	if s.StacksDir != "" {
 		abs, _ := filepath.Abs(s.StacksDir)
 		fmt.Fprintf(out, "stacks_dir %s\n", abs)
@@ -663,6 +681,25 @@ func contains(list []string, s string) bool {
 		if x == s {
 			return true
 		}
+	}
+	return false
+}
+
+// nativeBuild says whether stack's folder (the first of dirs that has it)
+// holds an executable native-build and native-start.
+func nativeBuild(dirs []string, stack string) bool {
+	for _, d := range dirs {
+		dir := filepath.Join(d, stack)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		for _, f := range []string{"native-build", "native-start"} {
+			st, err := os.Stat(filepath.Join(dir, f))
+			if err != nil || st.Mode()&0o111 == 0 {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

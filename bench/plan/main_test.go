@@ -49,6 +49,26 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// Natively, the study's stacks without a native build are left out, each
+// named on a line of its own; the lead stays first; a stack asked for by
+// name stays (the bench refuses it when it cannot build).
+func TestDescribeNative(t *testing.T) {
+	code, out, errs := runPlan("describe", "../../studies/all.toml", "--lab-root", "../..", "--native")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "\nleft_out rust-loco stacks/rust-loco has no native build (native-build and native-start)\n") || strings.Contains(out, "\nrow rust-loco ") {
+		t.Errorf("rust-loco (no native build) not left out:\n%s", out)
+	}
+	if !strings.Contains(out, "\nrow python-fastapi ") || strings.Index(out, "\nrow python-fastapi ") > strings.Index(out, "\nrow ") {
+		t.Errorf("the lead is not the first row:\n%s", out)
+	}
+	code, out, _ = runPlan("describe", "../../studies/all.toml", "--lab-root", "../..", "--native", "--stacks", "rust-loco")
+	if code != 0 || !strings.Contains(out, "\nrow rust-loco ") || strings.Contains(out, "left_out") {
+		t.Errorf("--stacks rust-loco --native: exit %d\n%s", code, out)
+	}
+}
+
 // The generator's headroom: measured in a study oha drives, not in a
 // capacity study (vegeta's) or a size study; its load is the mock with no
 // delay at the default connections, at a loopback address only.

@@ -133,10 +133,13 @@ study_file() {
 # HAS_CHECKS, SEED_ARGS (the seed's size, as the seed command's flags), and for a size study SIZE_STUDY,
 # SIZE_RUNS (the profile's build runs) and SIZE_BUILD, ROW_DB and
 # NEEDS_POSTGRES (rows on the Postgres role); a bad study exits 2 here.
+# Natively, the study's stacks without a native build are left out, each
+# with a note (a stack named in --stacks is not: the bench refuses it).
 declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_SLOTS=() ROW_DB=()
 read_plan() {
-  local out key a b rc=0
-  out=$(lab_tool plan describe "$STUDY_FILE" --lab-root "$LAB_ROOT" --connections "$CONNECTIONS" \
+  local out key a b rc=0 native=""
+  [[ "${RUN_MODE:-docker}" != native ]] || native=--native
+  out=$(lab_tool plan describe "$STUDY_FILE" --lab-root "$LAB_ROOT" --connections "$CONNECTIONS" ${native:+"$native"} \
     ${STACKS_ARG:+--stacks "$STACKS_ARG"} ${LAB_EXTRA_STACKS:+--extra-stacks "$LAB_EXTRA_STACKS"} 2>&1) || rc=$?
   if ((rc != 0)); then
     echo "bench: ${out#plan describe: }" >&2
@@ -154,6 +157,7 @@ read_plan() {
       checks) HAS_CHECKS=$a ;;
       seed_args) read -ra SEED_ARGS <<<"$a $b" ;;
       row) ROWS+=("$a") ROW_STACK[$a]=$b ;;
+      left_out) note "bench: --mode native: $a left out: $b" ;;
       env) ROW_ENV[$a]+="$b"$'\n' ;;
       build) ROW_BUILD[$a]+="$b"$'\n' ;;
       slots) ROW_SLOTS[$a]=$b ;;
