@@ -19,7 +19,7 @@ tool_versions() {
 tool_ensure() {
   command -v "$1" >/dev/null && return 0
   note "bench: $1 is not built on this machine yet: scripts/bootstrap --with-$1 (once)"
-  "$LAB_ROOT/scripts/bootstrap" "--with-$1" || die "bench: scripts/bootstrap --with-$1 failed (its lines above)"
+  "$LAB_ROOT/scripts/bootstrap" "--with-$1" >&2 || die "bench: scripts/bootstrap --with-$1 failed (its lines above)"
   PATH="$PATH:$LAB_ROOT/.tools/bin"
   command -v "$1" >/dev/null || die "bench: scripts/bootstrap --with-$1 ended, but $1 is not in $LAB_ROOT/.tools/bin"
 }
