@@ -19,8 +19,11 @@
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
 //	stack ... host-packages NAME
-//	    the Debian packages NAME's native build needs on the host
-//	    (NATIVE_PACKAGES), name=version a line at its Dockerfile's versions
+//	    what to do about the Debian packages NAME's native build needs on
+//	    the host (NATIVE_PACKAGES, at its Dockerfile's versions), a line
+//	    each: "install name=version" when dpkg has none, "keep name have
+//	    want" when it has another version (the host's packages are the
+//	    machine's), nothing when it has that one
 //	stack ... build-args NAME --build-args "K=V lines"
 //	    nothing when NAME's BUILD_ARGS declares every name; else the
 //	    problem in one line (exit 0: the caller says where it came from)
@@ -134,8 +137,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		var pkgs []string
 		if s, err = lab.Read(rest[1]); err == nil {
 			if pkgs, err = s.HostPackages(); err == nil {
-				for _, p := range pkgs {
-					fmt.Fprintln(stdout, p)
+				for _, line := range hostPackageSteps(pkgs, dpkgVersion) {
+					fmt.Fprintln(stdout, line)
 				}
 			}
 		}
@@ -192,4 +195,32 @@ func toolchainVersion(root, name string) string {
 		return "not installed"
 	}
 	return strings.TrimRight(string(out), "\n")
+}
+
+// hostPackageSteps decides, for each "name=version" the stack needs, what
+// scripts/native-stack does: install it when installed(name) is "", keep
+// the host's other version (said in a note), or nothing.
+func hostPackageSteps(pkgs []string, installed func(string) string) []string {
+	var out []string
+	for _, p := range pkgs {
+		name, want, _ := strings.Cut(p, "=")
+		switch have := installed(name); have {
+		case "":
+			out = append(out, "install "+p)
+		case want:
+		default:
+			out = append(out, "keep "+name+" "+have+" "+want)
+		}
+	}
+	return out
+}
+
+// dpkgVersion is the version of name dpkg has installed, "" when none.
+func dpkgVersion(name string) string {
+	out, _ := exec.Command("dpkg-query", "-W", "-f=${Status} ${Version}", name).Output()
+	v, ok := strings.CutPrefix(string(out), "install ok installed ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(v)
 }
