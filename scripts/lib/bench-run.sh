@@ -86,6 +86,7 @@ reap_dead_bench() {
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  ((${OHA_LATER:-0})) && oha_stop
   local pid
   for pid in "${BG_PIDS[@]}"; do kill_tree "$pid"; done
   for pid in "${BG_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -202,6 +203,10 @@ bench_prepare() {
   fi
   ((${#now[@]} == 0)) || "$LAB_ROOT/scripts/images" "${now[@]}"
   for s in "${now[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
+  if ((OHA_LATER)); then
+    oha_first_image
+    oha_wait
+  fi
   ((${#LATE_STACKS[@]} == 0)) || note "bench: not built yet, measured once built: ${LATE_STACKS[*]}"
   # a build variant's row runs its own image, built with its arguments
   for r in "${ROWS[@]}"; do
@@ -263,6 +268,47 @@ warmup_scope() {
 }
 
 # late_stack ROW: does ROW's stack wait for its image (LATE_STACKS)?
+# oha_check: the pinned oha on PATH, or the bench ends here
+oha_check() {
+  command -v oha >/dev/null || die "bench: oha is not on PATH: run through ./lab or 'nix develop' (scripts/bootstrap installs it)"
+  local have
+  have=$(oha --version | awk '{print $2}')
+  [[ "$have" == "$(pinned oha)" ]] || die "bench: oha $have is on PATH but the lab pins $(pinned oha) (versions.json)"
+}
+
+# oha_first_image: while oha compiles, the first row's image, if it is
+# still to build (the other rows' images stay late_image's)
+oha_first_image() {
+  local s rest=() t
+  s=$(row_stack "${ROWS[0]}")
+  late_stack "${ROWS[0]}" || return 0
+  note "bench: building $s's image while oha compiles"
+  "$LAB_ROOT/scripts/images" "$s" || return 0 # (late_image builds it again and records the failure)
+  IMAGE_TAG[$s]=$(require_image "$s")
+  now+=("$s")
+  for t in "${LATE_STACKS[@]}"; do [[ "$t" == "$s" ]] || rest+=("$t"); done
+  LATE_STACKS=(${rest[@]+"${rest[@]}"})
+}
+
+# oha_wait: until the background compile ends (a line every 30 s), then
+# the built oha linked on PATH and checked, or one line saying why not
+oha_wait() {
+  local t0=$SECONDS next=30
+  note "bench: waiting for oha's compile (log: ${OHA_BUILD_LOG#"$LAB_ROOT"/})"
+  while oha_compiling; do
+    sleep 1
+    ((SECONDS - t0 < next)) || { note "bench: oha still compiling, waited $((SECONDS - t0)) s"; next=$((next + 30)); }
+  done
+  local status
+  status=$(cat "$OHA_BUILD_STATUS" 2>/dev/null || echo "none")
+  [[ "$status" == 0 ]] || die "bench: oha's compile in the background failed (status $status); its log: ${OHA_BUILD_LOG#"$LAB_ROOT"/}"
+  OHA_LATER=0
+  "$LAB_ROOT/scripts/bootstrap" >&2 || die "bench: scripts/bootstrap could not link the oha it built (lines above)"
+  PATH="$PATH:$LAB_ROOT/.tools/bin"
+  oha_check
+  note "bench: oha built; waited $((SECONDS - t0)) s for it"
+}
+
 late_stack() { [[ " ${LATE_STACKS[*]} " == *" $(row_stack "$1") "* ]]; }
 
 # late_image RUN ROW: build ROW's stack's image now if it is one of

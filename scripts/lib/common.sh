@@ -46,3 +46,28 @@ assign_lines() {
     printf -v "${BASH_REMATCH[1]}" '%s' "${BASH_REMATCH[2]}"
   done <<<"$1"
 }
+
+# oha's compile in the background (scripts/bootstrap --oha-later): a first
+# look builds the lab's tools and its first image while the generator
+# compiles, and waits for it before its first window (bench: oha_wait).
+OHA_BUILD_PID="$LAB_ROOT/.tools/oha-build.pid"
+OHA_BUILD_LOG="$LAB_ROOT/.tools/oha-build.log"
+OHA_BUILD_STATUS="$LAB_ROOT/.tools/oha-build.status"
+# oha_compiling: is that compile running? (its pid, and that pid still the
+# compile's: a pid file outliving a reboot names someone else's process)
+oha_compiling() {
+  local pid
+  pid=$(cat "$OHA_BUILD_PID" 2>/dev/null) || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- '--oha-compile'
+}
+# oha_stop: end that compile and everything it started (cargo, rustc, cc);
+# its target folder stays, so the next compile goes on from it.
+oha_stop() {
+  oha_compiling || return 0
+  local pid _
+  pid=$(cat "$OHA_BUILD_PID")
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  for _ in $(seq 1 40); do pgrep -g "$pid" >/dev/null || break; sleep 0.25; done
+  rm -f "$OHA_BUILD_PID"
+  note "oha's compile in the background stopped (its target folder is kept for the next one)"
+}
