@@ -51,9 +51,37 @@ func TestDescribe(t *testing.T) {
 
 // Natively, the study's stacks without a native build are left out, each
 // named on a line of its own; the lead stays first; a stack asked for by
-// name stays (the bench refuses it when it cannot build).
+// name stays (the bench refuses it when it cannot build). In a lab root
+// whose stacks are the lab's, rust-loco's folder with its stack.env alone.
 func TestDescribeNative(t *testing.T) {
-	code, out, errs := runPlan("describe", "../../studies/all.toml", "--lab-root", "../..", "--native")
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "stacks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("../../stacks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		real, _ := filepath.Abs(filepath.Join("../../stacks", e.Name()))
+		if e.Name() != "rust-loco" {
+			if err := os.Symlink(real, filepath.Join(root, "stacks", e.Name())); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(real, "stack.env"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(root, "stacks", e.Name()), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "stacks", e.Name(), "stack.env"), env, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runPlan("describe", "../../studies/all.toml", "--lab-root", root, "--native")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -63,9 +91,14 @@ func TestDescribeNative(t *testing.T) {
 	if !strings.Contains(out, "\nrow python-fastapi ") || strings.Index(out, "\nrow python-fastapi ") > strings.Index(out, "\nrow ") {
 		t.Errorf("the lead is not the first row:\n%s", out)
 	}
-	code, out, _ = runPlan("describe", "../../studies/all.toml", "--lab-root", "../..", "--native", "--stacks", "rust-loco")
+	code, out, _ = runPlan("describe", "../../studies/all.toml", "--lab-root", root, "--native", "--stacks", "rust-loco")
 	if code != 0 || !strings.Contains(out, "\nrow rust-loco ") || strings.Contains(out, "left_out") {
 		t.Errorf("--stacks rust-loco --native: exit %d\n%s", code, out)
+	}
+	// the lab's own stacks all build natively
+	code, out, _ = runPlan("describe", "../../studies/all.toml", "--lab-root", "../..", "--native")
+	if code != 0 || strings.Contains(out, "left_out") || !strings.Contains(out, "\nrow rust-loco ") {
+		t.Errorf("the lab's stacks natively: exit %d\n%s", code, out)
 	}
 }
 
