@@ -1,7 +1,7 @@
 // Command registryhosts fails when a file git tracks (outside results/)
 // names the host of a package registry this machine installs from: the
 // lab's files use the tools as the machine configures them and spell out no
-// registry's address (issue #14). The hosts are read here and now from the
+// registry's address. The hosts are read here and now from the
 // machine's own configuration and the tools' defaults (apt's sources, go
 // env, npm config, pip config and help, cargo's configuration and registry
 // index, Maven's settings and super POM, gem sources), so this program names
