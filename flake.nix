@@ -166,7 +166,7 @@
       labTools = labGo {
         pname = "stacklab-tools";
         subPackages = [
-          "stacks/seed" "stacks/imagefiles" "stacks/mkimage"
+          "bench/seed" "bench/imagefiles" "bench/mkimage"
           "bench/plan" "bench/record" "bench/host" "bench/stack" "bench/size" "bench/verify"
           "bench/quiet" "bench/canary" "bench/cgsample" "bench/hiccup" "bench/settle" "bench/pgsample" "bench/netpath" "bench/native"
           "analysis/summarize" "analysis/compare" "analysis/reproduce" "analysis/resultsindex" "analysis/guard"

@@ -31,7 +31,7 @@ func (l Lab) Tag(name string, buildArgs []string) (string, error) {
 // --host-inputs` prints (base: the host's Debian mirrors), and a build
 // variant's arguments ("K=V", scripts/images), first 12 hex digits. Same
 // inputs, same tag: an unchanged stack is not rebuilt; a changed input
-// (go.sum, stacks/mkimage, a new rustc) rebuilds it.
+// (go.sum, bench/mkimage, a new rustc) rebuilds it.
 //
 // The text hashed is, line for line, what the lab's bash hashed before Go
 // owned it (sha256sum's lines, "folder", "input P", "toolchain T: …",

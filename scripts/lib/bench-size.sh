@@ -168,7 +168,7 @@ size_builds() {
   BASE_FOR_BUILD=""
   [[ " $(stack_env_get "$stack" DEPENDS) " == *" base "* ]] && BASE_FOR_BUILD=${IMAGE_TAG["base"]}
   # A Go app's clean build starts from an empty Go build cache; the other
-  # stacks keep the host's, which only the packer (stacks/mkimage) uses.
+  # stacks keep the host's, which only the packer (bench/mkimage) uses.
   local gocache=()
   [[ "$(stack_env_get "$stack" LANGUAGE)" == go ]] && gocache=(GOCACHE="$copy/.gocache")
   lab_copy "$copy"

@@ -2,7 +2,7 @@
 # The Postgres server role (docs/postgres.md): the lab's own image
 # (stacks/postgres) on the host profile's DB_CPUS and DB_MEMORY, confined
 # like the app, listening on 127.0.0.1 only; a fresh "app" database seeded
-# by stacks/seed before each session of a row on it. The bench and
+# by bench/seed before each session of a row on it. The bench and
 # scripts/verify both use these, so a [pg] row is verified as it is measured.
 
 PG_PORT=${LAB_PG_PORT:-5432}
@@ -41,7 +41,7 @@ pg_start() {
   die "the Postgres server role did not accept connections on 127.0.0.1:$PG_PORT within 30 s"
 }
 
-# pg_seed: a fresh app database on the running role (stacks/seed) at the
+# pg_seed: a fresh app database on the running role (bench/seed) at the
 # study's size, checked against SEED_CHECKSUM when the bench set it
 pg_seed() {
   lab_tool seed ${SEED_ARGS[@]+"${SEED_ARGS[@]}"} --postgres "$(pg_admin_url)" || return 1

@@ -233,7 +233,7 @@ seed_record() {
     die "bench: the study's seed (${SEED_ARGS[*]}) could not be written"
 }
 
-# image_files TAG [--list]: stacks/imagefiles over TAG's file tree, read by
+# image_files TAG [--list]: bench/imagefiles over TAG's file tree, read by
 # `docker export` of a container that is created and never started
 image_files() {
   local cid rc=0
