@@ -230,3 +230,38 @@ func TestRelativeLinksResolve(t *testing.T) {
 		}
 	}
 }
+
+var issueRE = regexp.MustCompile(`(?i)\bissues? #?[0-9]+\b|\(#[0-9]+\)`)
+
+// No page a reader gets names an issue by its number: the reader cannot
+// see the issues (README.md, docs/, and every README.md outside results/).
+func TestNoIssueNumbers(t *testing.T) {
+	files := docs(t)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() && (rel == "results" || strings.HasPrefix(d.Name(), ".") && rel != ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "README.md" && rel != "README.md" && rel != "analysis/README.md" {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := issueRE.FindString(line); m != "" {
+				t.Errorf("%s:%d: names an issue by number (%q): say what it was instead", name, i+1, m)
+			}
+		}
+	}
+}

@@ -267,7 +267,6 @@ warmup_scope() {
   if ((${PAIRED:-0})); then echo case; elif ((WARM_EACH)); then echo steady; else echo container; fi
 }
 
-# late_stack ROW: does ROW's stack wait for its image (LATE_STACKS)?
 # oha_check: the pinned oha on PATH, or the bench ends here
 oha_check() {
   command -v oha >/dev/null || die "bench: oha is not on PATH: run through ./lab or 'nix develop' (scripts/bootstrap installs it)"
@@ -309,6 +308,7 @@ oha_wait() {
   note "bench: oha built; waited $((SECONDS - t0)) s for it"
 }
 
+# late_stack ROW: does ROW's stack wait for its image (LATE_STACKS)?
 late_stack() { [[ " ${LATE_STACKS[*]} " == *" $(row_stack "$1") "* ]]; }
 
 # late_image RUN ROW: build ROW's stack's image now if it is one of
