@@ -15,7 +15,6 @@ set -euo pipefail
 OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 cd "$LAB"
 ROUNDS=5
-for b in "$DEFAULT" "$NTLS"; do "$b" --version; sha256sum "$b"; done >"$OUT/builds.txt"
 STUB_PORT=18701 APP_PORT=18702
 STUB=$(scripts/tool stack --lab-root "$LAB" tag upstream)
 APP=$(scripts/tool stack --lab-root "$LAB" tag go-nethttp)
@@ -32,6 +31,8 @@ docker run -d --name stacklab-ohatls-app --network host --cpuset-cpus 0 --memory
 until curl -fsS -o /dev/null "http://127.0.0.1:$STUB_PORT/delay?ms=0" && curl -fsS -o /dev/null "http://127.0.0.1:$APP_PORT/up"; do sleep 0.1; done
 declare -A URL=([stub]="http://127.0.0.1:$STUB_PORT/delay?ms=0" [items]="http://127.0.0.1:$APP_PORT/items")
 declare -A BIN=([default]="$DEFAULT" [ntls]="$NTLS")
+# each build's version and sha256, by its name here (not its path on the machine)
+for b in default ntls; do echo "$b $("${BIN[$b]}" --version) sha256 $(sha256sum <"${BIN[$b]}" | cut -d' ' -f1)"; done >"$OUT/builds.txt"
 for ((k = 1; k <= ROUNDS; k++)); do
   dir=$OUT/round-$k
   mkdir -p "$dir"

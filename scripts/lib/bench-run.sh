@@ -201,12 +201,16 @@ bench_prepare() {
       fi
     done
   fi
+  # While oha compiles, the first row's image too (the first late one: the
+  # rows' order); if it fails, late_image tries again in its turn and
+  # records the failure.
+  if ((OHA_LATER)) && late_stack "${ROWS[0]}"; then
+    note "bench: building ${LATE_STACKS[0]}'s image while oha compiles"
+    ! "$LAB_ROOT/scripts/images" "${LATE_STACKS[0]}" || { now+=("${LATE_STACKS[0]}"); LATE_STACKS=("${LATE_STACKS[@]:1}"); }
+  fi
   ((${#now[@]} == 0)) || "$LAB_ROOT/scripts/images" "${now[@]}"
   for s in "${now[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
-  if ((OHA_LATER)); then
-    oha_first_image
-    oha_wait
-  fi
+  ((OHA_LATER == 0)) || oha_wait
   ((${#LATE_STACKS[@]} == 0)) || note "bench: not built yet, measured once built: ${LATE_STACKS[*]}"
   # a build variant's row runs its own image, built with its arguments
   for r in "${ROWS[@]}"; do
@@ -275,34 +279,15 @@ oha_check() {
   [[ "$have" == "$(pinned oha)" ]] || die "bench: oha $have is on PATH but the lab pins $(pinned oha) (versions.json)"
 }
 
-# oha_first_image: while oha compiles, the first row's image, if it is
-# still to build (the other rows' images stay late_image's)
-oha_first_image() {
-  local s rest=() t
-  s=$(row_stack "${ROWS[0]}")
-  late_stack "${ROWS[0]}" || return 0
-  note "bench: building $s's image while oha compiles"
-  "$LAB_ROOT/scripts/images" "$s" || return 0 # (late_image builds it again and records the failure)
-  IMAGE_TAG[$s]=$(require_image "$s")
-  now+=("$s")
-  for t in "${LATE_STACKS[@]}"; do [[ "$t" == "$s" ]] || rest+=("$t"); done
-  LATE_STACKS=(${rest[@]+"${rest[@]}"})
-}
-
-# oha_wait: until the background compile ends (a line every 30 s), then
-# the built oha linked on PATH and checked, or one line saying why not
+# oha_wait: bootstrap waits for the background compile (a line every
+# 30 s) and links the oha it built, or says in one line why there is none;
+# then that oha checked
 oha_wait() {
-  local t0=$SECONDS next=30
-  note "bench: waiting for oha's compile (log: ${OHA_BUILD_LOG#"$LAB_ROOT"/})"
-  while oha_compiling; do
-    sleep 1
-    ((SECONDS - t0 < next)) || { note "bench: oha still compiling, waited $((SECONDS - t0)) s"; next=$((next + 30)); }
-  done
-  local status
-  status=$(cat "$OHA_BUILD_STATUS" 2>/dev/null || echo "none")
-  [[ "$status" == 0 ]] || die "bench: oha's compile in the background failed (status $status); its log: ${OHA_BUILD_LOG#"$LAB_ROOT"/}"
+  local t0=$SECONDS
+  # (in the background, so a signal to the bench is taken at once)
+  in_background "$LAB_ROOT/scripts/bootstrap" >&2
+  finish_background "$BG_PID" || exit 1
   OHA_LATER=0
-  "$LAB_ROOT/scripts/bootstrap" >&2 || die "bench: scripts/bootstrap could not link the oha it built (lines above)"
   PATH="$PATH:$LAB_ROOT/.tools/bin"
   oha_check
   note "bench: oha built; waited $((SECONDS - t0)) s for it"
