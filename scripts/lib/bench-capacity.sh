@@ -56,17 +56,10 @@ vegeta_lane() {
   local out=$1 from=${6:-} lead=${7:-0} args=() bin rc=0 secs=$5 targets="$WORK/plan/$2.$3.targets"
   bin="$WORK/vegeta.$(basename "$out" .json).bin"
   [[ -z "$from" ]] || secs=$(($5 + lead))
-  if [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
-    # in a container on the generator's engine, its targets on its stdin
-    mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets /dev/stdin --rate "$4" --duration "$secs")
-    loadgen_vegeta "$out" "$bin" "$targets" "$secs" "${args[@]}" || rc=$?
-  else
-    mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets "$targets" --rate "$4" --duration "$secs")
-    (
-      TIMEFORMAT='%3U %3S %3R'
-      time taskset -c "$LOADGEN_CPUS" vegeta "${args[@]}" -output "$bin" 2>"$out.stderr"
-    ) 2>"$out.time" || rc=$?
-  fi
+  # (its targets on its stdin, here as on the generator's engine)
+  mapfile -d '' -t args < <(lab_tool plan vegeta "$STUDY_FILE" "$2" --lane "$3" --targets /dev/stdin --rate "$4" --duration "$secs")
+  role_tool loadgen "$LOADGEN_CPUS" - --time "$out.time" --deadline "$((secs + WINDOW_GRACE_S))" --stdin "$targets" --keep "bin=$bin" -- \
+    vegeta "${args[@]}" -output @bin >/dev/null 2>"$out.stderr" || rc=$?
   if [[ -s "$bin" && -n "$from" ]]; then
     # the window only: what was sent after the lead-in
     taskset -c "$LOADGEN_CPUS" vegeta encode -to csv "$bin" >"$out.all.csv" 2>>"$out.stderr" &&
@@ -261,11 +254,8 @@ users_step() {
   since=$(date -u +%FT%T.%NZ)
   sampler_start "$base.cgroup.jsonl"
   hiccup_start "$base"
-  (
-    TIMEFORMAT='%3U %3S %3R'
-    time LAB_K6_SUMMARY="$base.k6.json" K6_NO_USAGE_REPORT=true taskset -c "$LOADGEN_CPUS" \
-      k6 run --quiet --no-color "$WORK/users.js" >/dev/null 2>"$base.json.stderr"
-  ) 2>"$base.json.time" || rc=$?
+  LAB_K6_SUMMARY="$base.k6.json" K6_NO_USAGE_REPORT=true role_tool loadgen "$LOADGEN_CPUS" - --time "$base.json.time" -- \
+    k6 run --quiet --no-color "$WORK/users.js" >/dev/null 2>"$base.json.stderr" || rc=$?
   hiccup_stop
   sampler_stop
   window_record "$base.json" || rc=1

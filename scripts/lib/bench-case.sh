@@ -52,35 +52,27 @@ window_sign_in() {
   lab_tool plan oha "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --url "$url" --session "$WORK/session/$w.json" >"$WORK/plan/$w.oha"
 }
 
-# oha_window OUT SECONDS ARGS_FILE: oha pinned to the load generator's CPUs
-# with the window's arguments, JSON to OUT, its CPU time to OUT.time;
+# oha_window OUT SECONDS ARGS_FILE [timeline]: oha with the window's
+# arguments, run for the load generator's role (role_tool: pinned to its
+# CPUs, here or on its engine), JSON to OUT, its CPU time to OUT.time;
 # in-flight requests at the deadline are waited for and counted (-w). A
 # request unanswered after REQUEST_TIMEOUT_S is an error ("timeout" in oha's
 # errorDistribution, so the window fails its gate) rather than a window that
 # never ends; a generator still running WINDOW_GRACE_S past the deadline is
-# stopped, and the window fails.
+# stopped (status 124), and the window fails. A measured window keeps every
+# answer's send and end time (oha's SQLite file, OUT.db, and its start,
+# OUT.start), compacted after the window into OUT's .latency.jsonl.
 # (REQUEST_TIMEOUT_S is the profile's, WINDOW_GRACE_S 30 s more: scripts/bench.)
 oha_window() {
   local out=$1 secs=$2 args=() db=()
   mapfile -d '' -t args <"$3"
-  # A measured window keeps every answer's send and end time (oha's
-  # SQLite file), compacted after the window into OUT's .latency.jsonl.
   if [[ "${4:-}" == timeline ]] && ((TIMELINE)); then
-    db=(--db-url "$out.db")
     rm -f "$out.db"
-    date +%s%N >"$out.start"
+    db=(--start "$out.start" --keep "db=$out.db")
+    args=(--db-url @db "${args[@]}")
   fi
-  # On the load generator's own engine (LOADGEN_ENGINE), in a container
-  # there (scripts/lib/engine.sh); its start time is the container's.
-  if [[ -n "${ROLE_LOADGEN_ENGINE:-}" ]]; then
-    loadgen_oha "$out" "$secs" "$((${#db[@]} > 0))" "${args[@]}"
-    return
-  fi
-  (
-    TIMEFORMAT='%3U %3S %3R'
-    time timeout -k 5 "$((secs + WINDOW_GRACE_S))" taskset -c "$LOADGEN_CPUS" oha --no-tui --output-format json \
-      --disable-compression -w -z "${secs}s" -t "${REQUEST_TIMEOUT_S}s" "${db[@]}" "${args[@]}" >"$out" 2>"$out.stderr"
-  ) 2>"$out.time"
+  role_tool loadgen "$LOADGEN_CPUS" - --time "$out.time" --deadline "$((secs + WINDOW_GRACE_S))" ${db[@]+"${db[@]}"} -- \
+    oha --no-tui --output-format json --disable-compression -w -z "${secs}s" -t "${REQUEST_TIMEOUT_S}s" "${args[@]}" >"$out" 2>"$out.stderr"
 }
 
 # window_start OUT SECONDS ARGS_FILE: a measured oha window in the

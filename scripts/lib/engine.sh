@@ -60,42 +60,69 @@ role_run() {
     --cpuset-cpus "$cpus" --cap-drop ALL --security-opt no-new-privileges ${beside[@]+"${beside[@]}"} "$LOADGEN_IMAGE" run "$@"
 }
 
-# role_tool ROLE CPUS OUT [--data] [--time FILE] -- PROGRAM ARGS...: the one
-# way an instrument runs for a role: the lab's PROGRAM pinned to CPUS on the
-# role's machine, here (taskset) or, when the role has an engine of its own,
-# in a container of the lab's image there (role_run). In ARGS, @OUT is the
-# file PROGRAM writes (OUT here; in the container a file of its own,
-# appended to OUT once it has exited) and @DATA the app's data folder
-# (DB_DIR here, handed back to the app's uid afterwards; in the container
-# the app's volume, /data, which --data lends it with that uid). PROGRAM's
-# own stdout goes to stderr, or with OUT "-" (no file) to the caller.
-# --time FILE: its CPU time (user, system, real) into FILE. In the
-# background (in_background), role_tool_wait and role_tool_stop find it by
-# the background job's pid.
+# role_tool ROLE CPUS OUT [OPTIONS] -- PROGRAM ARGS...: the one way a
+# program runs for a role, an instrument or a load generator alike:
+# PROGRAM (the lab's, else one on PATH: oha, vegeta, k6) under
+# bench/loadrun, pinned to CPUS on the role's machine: here (taskset) or,
+# when the role has an engine of its own, in a container of the lab's
+# image there (role_run), so a role on another engine is this function
+# alone. OUT is the file PROGRAM writes as @OUT in ARGS (OUT here; in the
+# container a file of its own, appended to OUT once it has exited), and
+# PROGRAM's own stdout then goes to stderr; with OUT "-" (no file) its
+# stdout is the caller's. OPTIONS:
+#   --data          @DATA in ARGS is the app's data folder (DB_DIR here,
+#                   handed back to the app's uid afterwards; in the
+#                   container the app's volume, /data, lent with that uid)
+#   --time FILE     its CPU time (user, system, real) into FILE
+#   --start FILE    the Unix ns it started at into FILE
+#   --deadline S    stopped after S seconds (status 124)
+#   --keep T=FILE   the argument @T is a file PROGRAM writes: FILE here,
+#                   copied back to FILE from the container
+#   --stdin FILE    FILE on its stdin
+# (@OUT and @DATA are put in only with OUT or --data: a generator's ARGS
+# carry a study's bodies, which no token may touch.) In the background
+# (in_background), role_tool_wait and role_tool_stop find it by the
+# background job's pid.
 role_tool() {
-  local role=$1 cpus=$2 out=$3 data=0 time="" prog a argv=() rc=0
+  local role=$1 cpus=$2 out=$3 data=0 run=() keeps=() stdin="" prog a k argv=() rc=0 there=0
   shift 3
+  role_contained "$role" && there=1
   while [[ "$1" != -- ]]; do
     case "$1" in
       --data) data=1 && shift ;;
-      --time) time=$2 && shift 2 ;;
-      *) die "role_tool: '$1' is not an option (--data, --time FILE, then --)" ;;
+      --time | --start) keeps+=("${1#--}=$2") run+=("$1" "@${1#--}") && shift 2 ;;
+      --deadline) run+=(--deadline "$2") && shift 2 ;;
+      --keep) keeps+=("$2") && shift 2 ;;
+      --stdin) stdin=$2 && shift 2 ;;
+      *) die "role_tool: '$1' is not an option (--data, --time, --start, --deadline, --keep, --stdin, then --)" ;;
     esac
   done
   prog=$2
   shift 2
-  if ! role_contained "$role"; then
-    local to=2 bin
-    [[ "$out" != - ]] || to=1
-    for a in "$@"; do a=${a//@OUT/$out} && argv+=("${a//@DATA/${DB_DIR:-}}"); done
-    bin=$(lab_tool_path "$prog")
-    if [[ -n "$time" ]]; then
-      # `time` writes to the subshell's stderr, FILE; fd 3 is the caller's
-      ((to == 1)) || to=3
-      (TIMEFORMAT='%3U %3S %3R' && time taskset -c "$cpus" "$bin" "${argv[@]}" >&"$to" 2>&3) 3>&2 2>"$time" || rc=$?
-    else
-      taskset -c "$cpus" "$bin" "${argv[@]}" >&"$to" || rc=$?
-    fi
+  # what each token names on the machine the program runs on
+  local -A at=()
+  local o=$out d=${DB_DIR:-}
+  ((there == 0)) || o=/tmp/out d=/data
+  for k in ${keeps[@]+"${keeps[@]}"}; do
+    at[@${k%%=*}]=${k#*=}
+    ((there == 0)) || at[@${k%%=*}]=/tmp/${k%%=*}
+  done
+  # (loadrun's flags, then "--" at index ${#run[@]}, then PROGRAM's ARGS)
+  for a in ${run[@]+"${run[@]}"} -- "$@"; do
+    [[ "$a" != @* || -z "${at[$a]:-}" ]] || a=${at[$a]}
+    [[ "$out" == - ]] || a=${a//@OUT/$o}
+    ((data == 0)) || a=${a//@DATA/$d}
+    argv+=("$a")
+  done
+  local n=${#run[@]}
+  if ((there == 0)); then
+    local bin=$LAB_ROOT/.tools/bin/$prog
+    [[ -x "$bin" ]] || bin=$(command -v "$prog") || die "role_tool: no program '$prog' (not the lab's, not on PATH)"
+    # (stdout: the caller's with OUT "-", else stderr)
+    local to=1
+    [[ "$out" == - ]] || to=2
+    local cmd=(taskset -c "$cpus" "$(lab_tool_path loadrun)" run "${argv[@]:0:n}" -- "$bin" "${argv[@]:n+1}")
+    if [[ -n "$stdin" ]]; then "${cmd[@]}" <"$stdin" >&"$to" || rc=$?; else "${cmd[@]}" >&"$to" || rc=$?; fi
     ((data == 0)) || confine_data_dir "$DB_DIR"
     return "$rc"
   fi
@@ -105,15 +132,16 @@ role_tool() {
   name=$(role_tool_name "$role" "$prog" "$me")
   ((data == 0)) || APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
   [[ "$out" == - ]] || flags+=(--emit /tmp/out)
-  [[ -z "$time" ]] || flags+=(--time /tmp/time)
-  for a in "$@"; do a=${a//@OUT//tmp/out} && argv+=("${a//@DATA//data}"); done
   if [[ "$out" == - ]]; then
-    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" ${flags[@]+"${flags[@]}"} -- "$prog" "${argv[@]}" || rc=$?
+    LOADGEN_KEEP=1 LOADGEN_STDIN=$([[ -n "$stdin" ]] && echo 1) role_run "$role" "$cpus" "$name" ${flags[@]+"${flags[@]}"} "${argv[@]:0:n}" -- "$prog" "${argv[@]:n+1}" \
+      <"${stdin:-/dev/null}" || rc=$?
   else
-    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" "${flags[@]}" -- "$prog" "${argv[@]}" >>"$out" || rc=$?
+    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" "${flags[@]}" "${argv[@]:0:n}" -- "$prog" "${argv[@]:n+1}" >>"$out" || rc=$?
     [[ -s "$out" ]] || rm -f "$out"
   fi
-  [[ -z "$time" ]] || engine_docker "$(role_engine "$role")" cp "$name:/tmp/time" "$time" >/dev/null 2>&1 || true
+  for k in ${keeps[@]+"${keeps[@]}"}; do
+    engine_docker "$(role_engine "$role")" cp "$name:/tmp/${k%%=*}" "${k#*=}" >/dev/null 2>&1 || true
+  done
   engine_docker "$(role_engine "$role")" rm -f "$name" >/dev/null 2>&1 || true
   return "$rc"
 }
@@ -225,52 +253,6 @@ engines_record() {
     lab_tool record engine "$out" "$role" --engine "$engine" --cpus "$cpus" --info "$WORK/engines/$role.info.json" \
       --machine "$WORK/engines/$role.machine.json" "${flags[@]}"
   done < <(lab_tool host roles "$HOST_PROFILE_FILE")
-}
-
-# loadgen_run NAME ARGS...: role_run on the load generator's engine and
-# CPUs
-loadgen_run() {
-  local name=$1
-  shift
-  role_run loadgen "$LOADGEN_CPUS" "$name" "$@"
-}
-
-# loadgen_oha OUT SECONDS DB ARGS...: oha in a container on the load
-# generator's engine (DB: 1 keeps its answers' file, as OUT.db); its JSON to
-# OUT, stderr to OUT.stderr, CPU time to OUT.time, as oha_window on this
-# machine writes them; returns oha's status (124: past its deadline)
-loadgen_oha() {
-  local out=$1 secs=$2 keep=$3 name rc=0 db=()
-  shift 3
-  name="stacklab-$BENCH_ID-gen-$BASHPID-$RANDOM"
-  ((keep)) && db=(--db-url /tmp/oha.db)
-  LOADGEN_KEEP=1 loadgen_run "$name" --time /tmp/time --start /tmp/start --deadline "$((secs + WINDOW_GRACE_S))" -- oha --no-tui --output-format json \
-    --disable-compression -w -z "${secs}s" -t "${REQUEST_TIMEOUT_S}s" "${db[@]}" "$@" >"$out" 2>"$out.stderr" || rc=$?
-  engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/time" "$out.time" >/dev/null 2>&1 || true
-  if ((keep)); then
-    engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/oha.db" "$out.db" >/dev/null 2>&1 || true
-    engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/start" "$out.start" >/dev/null 2>&1 || true
-  fi
-  engine_docker "$ROLE_LOADGEN_ENGINE" rm -f "$name" >/dev/null 2>&1 || true
-  return "$rc"
-}
-
-# loadgen_vegeta OUT BIN TARGETS SECONDS ARGS...: vegeta ARGS (an attack
-# of SECONDS) in a container on the load generator's engine, TARGETS on
-# its stdin; its results to BIN, its stderr to OUT.stderr and its CPU time
-# to OUT.time, as vegeta_lane writes them on this machine; returns
-# vegeta's status (124: past its deadline). Encoding and reporting the
-# results is this machine's work: it measures nothing.
-loadgen_vegeta() {
-  local out=$1 bin=$2 targets=$3 secs=$4 name rc=0
-  shift 4
-  name="stacklab-$BENCH_ID-vegeta-$BASHPID-$RANDOM"
-  LOADGEN_KEEP=1 LOADGEN_STDIN=1 loadgen_run "$name" --time /tmp/time --deadline "$((secs + WINDOW_GRACE_S))" -- vegeta "$@" -output /tmp/results.bin \
-    <"$targets" >/dev/null 2>"$out.stderr" || rc=$?
-  engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/time" "$out.time" >/dev/null 2>&1 || true
-  engine_docker "$ROLE_LOADGEN_ENGINE" cp "$name:/tmp/results.bin" "$bin" >/dev/null 2>&1 || true
-  engine_docker "$ROLE_LOADGEN_ENGINE" rm -f "$name" >/dev/null 2>&1 || true
-  return "$rc"
 }
 
 # engine_image ENGINE TAG: the bench's image TAG on ENGINE too, copied with
