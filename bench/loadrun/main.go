@@ -1,11 +1,13 @@
 // Command loadrun is the entrypoint of the load generator's image (built
 // by scripts/loadgen-image, run on the engine the host profile gives the
-// load generator): it runs one of the image's programs the way the bench
-// runs it on its own machine, and reads the machine's fingerprint.
+// load generator), and the runner of every program a role runs on the
+// bench's own machine too (scripts/lib/engine.sh, role_tool): it runs a
+// program, timed, started and stopped the same way wherever it runs, and
+// reads the machine's fingerprint.
 //
 //	loadrun run [--time FILE] [--start FILE] [--deadline S] [--emit FILE] -- PROGRAM ARGS...
 //	    PROGRAM (oha, vegeta, canary, hiccup, netpath, cgsample, settle, verify,
-//	    seed: /bin/NAME) with ARGS, its
+//	    seed: /bin/NAME; or a path) with ARGS, its
 //	    stdout and stderr passed through; SIGTERM and SIGINT passed on to
 //	    it. --time writes its CPU time as bash's `time` does with
 //	    TIMEFORMAT='%3U %3S %3R' (user, system, real seconds), which record

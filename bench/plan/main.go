@@ -27,10 +27,10 @@
 //	plan checks STUDY --url BASE
 //	    the study's per-case response checks against a running stack, one
 //	    line each; exit 1 when one fails
-//	plan order SEED ROW...
-//	    the paired profile's order of ROWs in slice SEED (order.go), one a line
-//	plan run-order RUN [--late ROW,ROW] ROW...
-//	    the order of ROWs in run RUN of a sequential bench (order.go)
+//	plan schedule STUDY --rows a,b (--run N [--late a,b] [--only a,b] | --paired --runs N)
+//	                    [--sampler-check W] [--connections N]
+//	    the steps of run N (or of a whole paired bench) as the bench walks
+//	    them, one "KIND RUN ROW WINDOW" a line (schedule.go)
 //	plan size-left RUN ROW --runs N --took ROW=S,... ROW...
 //	    the size study's time left from ROW of RUN on, as run 1 took each row
 //	plan eta-start STUDY --state FILE --rows N --runs N ... (eta.go)
@@ -117,10 +117,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = vegetaArgs(path, rest, stdout)
 	case "k6":
 		err = k6Script(path, rest, stdout)
-	case "order":
-		err = order(path, rest, stdout)
-	case "run-order":
-		err = runOrderCmd(path, rest, stdout)
+	case "schedule":
+		err = scheduleCmd(path, rest, stdout)
 	case "size-left":
 		err = sizeLeftCmd(path, rest, stdout)
 	case "eta-start":
@@ -143,7 +141,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, order, run-order, size-left, eta-start, eta, profile)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, schedule, size-left, eta-start, eta, profile)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())

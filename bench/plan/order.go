@@ -24,21 +24,6 @@ func sliceOrder(seed uint64, rows []string) []string {
 	return out
 }
 
-// order prints sliceOrder's rows, one a line: plan order SEED ROW...
-func order(seed string, rows []string, out io.Writer) error {
-	k, err := strconv.ParseUint(seed, 10, 64)
-	if err != nil {
-		return &usageError{fmt.Sprintf("seed %q: want a whole number (the slice's)", seed)}
-	}
-	if len(rows) == 0 {
-		return &usageError{"want the rows to order"}
-	}
-	for _, r := range sliceOrder(k, rows) {
-		fmt.Fprintln(out, r)
-	}
-	return nil
-}
-
 // runOrder is the order of the rows in run n of a sequential bench: the
 // study's order in odd runs and the reverse in even ones, so that no row
 // always runs first on a fresh host or last on a warm one; in run 1 the
@@ -66,31 +51,6 @@ func runOrder(n int, rows []string, late map[string]bool) []string {
 		}
 	}
 	return out
-}
-
-// runOrderCmd prints runOrder's rows, one a line:
-// plan run-order RUN [--late ROW,ROW] ROW...
-func runOrderCmd(run string, args []string, out io.Writer) error {
-	n, err := strconv.Atoi(run)
-	if err != nil || n < 1 {
-		return &usageError{fmt.Sprintf("run %q: want a whole number from 1", run)}
-	}
-	late := map[string]bool{}
-	if len(args) >= 2 && args[0] == "--late" {
-		for _, r := range strings.Split(args[1], ",") {
-			if r != "" {
-				late[r] = true
-			}
-		}
-		args = args[2:]
-	}
-	if len(args) == 0 {
-		return &usageError{"want the rows to order"}
-	}
-	for _, r := range runOrder(n, args, late) {
-		fmt.Fprintln(out, r)
-	}
-	return nil
 }
 
 // sizeLeft is the size study's time left from row of run on, as run 1

@@ -142,60 +142,90 @@ session_start() {
   APP_PID=$(app_pid "$CID")
 }
 
-stack_session() {
-  local run=$1 row=$2 dir="$RUN_DIR/raw/run-$1/$2" w t0 windows=0 restarts=0 warmups=0
-  local mem_idle="$WORK/mem/$2.idle.jsonl" mem_after="$WORK/mem/$2.after.jsonl"
-  mkdir -p "$dir" "$WORK/mem"
-  rm -f "$mem_idle" "$mem_after"
+# The sequential bench's runners of a row's steps (walk seq): seq_boot
+# RUN ROW brings the row's app up (its image built first when it is
+# late), checks it and reads its idle memory; a row that did not come up
+# or failed its checks has each window failed and is out (ROWS_OUT).
+seq_boot() {
+  local run=$1 row=$2 t0 why=""
+  ROW_DIR="$RUN_DIR/raw/run-$1/$2" ROW_WINDOWS=0 ROW_RESTARTS=0 ROW_WARMUPS=0
+  MEM_IDLE="$WORK/mem/$2.idle.jsonl" MEM_AFTER="$WORK/mem/$2.after.jsonl"
+  bench_pause
+  if ! late_image "$run" "$row"; then
+    eta_row_done 0 0
+    eta_skip boot 1
+    eta_skip stop 1
+    ROWS_OUT+="$row "
+    return 0
+  fi
+  mkdir -p "$ROW_DIR" "$WORK/mem"
+  rm -f "$MEM_IDLE" "$MEM_AFTER"
   t0=$(eta_now)
   if ! session_start "$run" "$row"; then
-    fail_cases "$run" "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${WINDOWS[@]}"
-    eta_done boot "$t0"
-    eta_timed stop stack_stop "$CONTAINER" >/dev/null
-    eta_row_done 0 0
-    return 0
-  fi
-  local boot=$BOOT_MS
-  if ! check_row "$row" "$dir"; then
-    fail_cases "$run" "$row" "failed its checks (see verify.txt): its numbers would not be comparable" "${WINDOWS[@]}"
-    eta_done boot "$t0"
-    eta_timed stop stack_stop "$CONTAINER" >/dev/null
-    eta_row_done 0 0
-    return 0
+    why="did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting"
+  elif ! check_row "$row" "$ROW_DIR"; then
+    why="failed its checks (see verify.txt): its numbers would not be comparable"
   fi
   eta_done boot "$t0"
-  memory_read "$mem_idle"
-  for w in "${WINDOWS[@]}"; do
-    if win_is "$w" fresh_db || ! container_running "$CONTAINER"; then
-      ((CASES_HERE)) && memory_read "$mem_after"
-      restarts=$((restarts + 1))
-      if ! eta_timed restart session_start "$run" "$row"; then
-        fail_cases "$run" "$row" "did not come back on $(ready_path "$(row_stack "$row")") after a restart" "$w"
-        continue
-      fi
-    fi
-    progress "$run" "$row" "$w"
-    if win_is "$w" session && ! window_sign_in "$w"; then
-      fail_cases "$run" "$row" "could not sign in before the window: ${SIGNIN_ERR:-no answer}" "$w"
-      continue
-    fi
-    if warm_before "$w" $((CASES_HERE == 0)); then
-      eta_timed warmup warm_up "$dir/$w.warmup.json" "$WORK/plan/$w.oha" || true
-      warmups=$((warmups + 1))
-    fi
-    eta_timed window run_case "$run" "$row" "$w" "$dir"
-    windows=$((windows + 1)) CASES_HERE=$((CASES_HERE + 1))
-    [[ -s "$dir/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
-    WINDOWS_DONE=$((WINDOWS_DONE + 1))
-    sampler_check "$run" "$row" "$w" "$dir"
-  done
-  ((CASES_HERE)) && container_running "$CONTAINER" && memory_read "$mem_after"
-  local memory=()
-  [[ -s "$mem_idle" && -s "$mem_after" ]] && memory=(--memory-idle-file "$mem_idle" --memory-after-file "$mem_after")
-  lab_tool record resources "$dir/resources.json" --boot-ms "$boot" "${memory[@]}"
-  eta_timed stop stack_stop "$CONTAINER" >/dev/null
-  eta_row_done "$windows" "$restarts" "$warmups"
+  ROW_BOOT_MS=${BOOT_MS:-0}
+  if [[ -n "$why" ]]; then
+    fail_cases "$run" "$row" "$why" "${WINDOWS[@]}"
+    eta_timed stop stack_stop "$CONTAINER" >/dev/null
+    eta_row_done 0 0
+    row_line "$run" "$row"
+    ROWS_OUT+="$row "
+    return 0
+  fi
+  memory_read "$MEM_IDLE"
 }
+
+# seq_window RUN ROW WINDOW: one window of the row: its app restarted
+# first for a fresh_db case (or when it exited), signed in for a window
+# with a session, warmed up as plan window says, measured (run_case)
+seq_window() {
+  local run=$1 row=$2 w=$3
+  WINDOW_RAN=0
+  if win_is "$w" fresh_db || ! container_running "$CONTAINER"; then
+    ((CASES_HERE)) && memory_read "$MEM_AFTER"
+    ROW_RESTARTS=$((ROW_RESTARTS + 1))
+    if ! eta_timed restart session_start "$run" "$row"; then
+      fail_cases "$run" "$row" "did not come back on $(ready_path "$(row_stack "$row")") after a restart" "$w"
+      return 0
+    fi
+  fi
+  progress "$run" "$row" "$w"
+  if win_is "$w" session && ! window_sign_in "$w"; then
+    fail_cases "$run" "$row" "could not sign in before the window: ${SIGNIN_ERR:-no answer}" "$w"
+    return 0
+  fi
+  if warm_before "$w" $((CASES_HERE == 0)); then
+    eta_timed warmup warm_up "$ROW_DIR/$w.warmup.json" "$WORK/plan/$w.oha" || true
+    ROW_WARMUPS=$((ROW_WARMUPS + 1))
+  fi
+  eta_timed window run_case "$run" "$row" "$w" "$ROW_DIR"
+  ROW_WINDOWS=$((ROW_WINDOWS + 1)) CASES_HERE=$((CASES_HERE + 1))
+  [[ -s "$ROW_DIR/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
+  WINDOWS_DONE=$((WINDOWS_DONE + 1)) WINDOW_RAN=1
+}
+
+# seq_sampler RUN ROW WINDOW: the sampler check after the window it
+# follows, when that window ran
+seq_sampler() { ((WINDOW_RAN == 0)) || sampler_check "$1" "$2" "$3" "$ROW_DIR"; }
+
+# seq_stop RUN ROW: the row's memory after its windows, its resources
+# record, its app stopped, its figures in one line
+seq_stop() {
+  ((CASES_HERE)) && container_running "$CONTAINER" && memory_read "$MEM_AFTER"
+  local memory=()
+  [[ -s "$MEM_IDLE" && -s "$MEM_AFTER" ]] && memory=(--memory-idle-file "$MEM_IDLE" --memory-after-file "$MEM_AFTER")
+  lab_tool record resources "$ROW_DIR/resources.json" --boot-ms "$ROW_BOOT_MS" "${memory[@]}"
+  eta_timed stop stack_stop "$CONTAINER" >/dev/null
+  eta_row_done "$ROW_WINDOWS" "$ROW_RESTARTS" "$ROW_WARMUPS"
+  row_line "$1" "$2"
+}
+
+seq_ceilings() { eta_timed ceilings upstream_ceilings "$1"; }
+seq_headroom() { eta_timed headroom generator_headroom "$1"; }
 
 # warm_up OUT ARGS_FILE: warm the app up in slices of WARMUP_SLICE_S until
 # record warmup says it is steady (the last two slices' throughput within
@@ -329,8 +359,8 @@ canary_read() {
   done
 }
 
-# sampler_check RUN ROW WINDOW DIR: once per run, on the run's first row,
-# measure the study's sampler_check window again with no sampler
+# sampler_check RUN ROW WINDOW DIR: once per run, on the run's first row
+# (plan schedule's sampler step), measure the study's sampler_check window again with no sampler
 # (<window>.nosampler.json: the timeline and hiccup meters on), then with
 # the sampler but no latency timeline and no hiccup meters
 # (<window>.notimeline.json), then with everything on again
@@ -339,7 +369,6 @@ canary_read() {
 # windows with it on either side.
 sampler_check() {
   local run=$1 row=$2 w=$3 dir=$4
-  ((SAMPLER)) && [[ "$w" == "$SAMPLER_CHECK" && "$row" == "$(run_order "$run" | head -n1)" ]] || return 0
   container_running "$CONTAINER" || return 0
   local t0
   t0=$(eta_now)

@@ -13,13 +13,6 @@
 
 declare -gA P_PORT=() P_CONTAINER=() P_DB=() P_CID=() P_PID=() P_PLAN=()
 
-# slice_order K: the rows of slice K, shuffled by plan with K as the seed
-# (the same on every host; the same order for every case, so the manifest
-# can record it once per slice)
-slice_order() {
-  lab_tool plan order "$1" "${ROWS[@]}"
-}
-
 # paired_use ROW: point the session globals (the ones run_case and the
 # sampler read) at ROW's container
 paired_use() {
@@ -110,12 +103,76 @@ paired_fail() {
   done
 }
 
-bench_paired_main() {
-  local w k row first=1 rows=${#ROWS[@]} up=()
-  ((rows >= 2)) || die "bench: the paired profile compares rows: ${STUDY_FILE#"$LAB_ROOT"/} runs ${rows} (give two or more with --stacks)"
+# The paired bench's runners of its steps (walk pair). pair_boot and
+# pair_restart 1 ROW WINDOW: ROW up (again, on a fresh database) for
+# WINDOW; a row that did not come up or failed its checks is out, its
+# windows from WINDOW on failed in every slice.
+pair_boot() { pair_up boot "$2" "$3"; }
+pair_restart() { pair_up restart "$2" "$3"; }
+pair_up() {
+  local kind=$1 row=$2 t0 rc=0 from=() w seen=0
+  t0=$(eta_now)
+  paired_start "$row" "$([[ "$kind" == boot ]] && echo 1 || echo 0)" || rc=$?
+  eta_done "$kind" "$t0"
+  ((rc)) || return 0
   for w in "${WINDOWS[@]}"; do
-    ! win_is "$w" ramp || die "bench: the paired profile runs closed-loop cases; '$w' is a capacity ramp"
+    [[ "$w" == "$3" ]] && seen=1
+    ((seen == 0)) || from+=("$w")
   done
+  ROWS_OUT+="$row "
+  if ((rc == 1)); then
+    paired_fail "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${from[@]}"
+  else
+    paired_fail "$row" "failed its checks (see run-1's verify.txt): its numbers would not be comparable" "${from[@]}"
+  fi
+}
+
+# pair_warmup 1 ROW WINDOW: ROW's warm-up for the case (timed as a
+# window: the ETA counts it so)
+pair_warmup() {
+  [[ -n "${P_CID[$2]:-}" ]] && container_running "${P_CONTAINER[$2]}" || return 0
+  eta_timed window paired_warm "$2" "$3"
+}
+
+# pair_window K ROW WINDOW: slice K of ROW's case, measured where run K's
+# window would be
+pair_window() {
+  local k=$1 row=$2 w=$3
+  [[ -n "${P_CID[$row]:-}" ]] || return 0
+  paired_use "$row"
+  mkdir -p "$RUN_DIR/raw/run-$k/$row"
+  if ! container_running "$CONTAINER"; then
+    fail_cases "$k" "$row" "the container had exited before this slice" "$w"
+    return 0
+  fi
+  progress "$k" "$row" "$w"
+  eta_timed window run_case "$k" "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
+  [[ -s "$RUN_DIR/raw/run-$k/$row/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
+  WINDOWS_DONE=$((WINDOWS_DONE + 1))
+}
+
+# pair_sampler K ROW WINDOW: the study's sampler check beside slice K of
+# ROW (plan schedule puts it right before the slice in even slices and
+# right after in odd ones, so the summary's sampler cost is a median of
+# RUNS adjacent pairs)
+pair_sampler() {
+  [[ -n "${P_CID[$2]:-}" ]] || return 0
+  paired_use "$2"
+  mkdir -p "$RUN_DIR/raw/run-$1/$2"
+  eta_timed sampler paired_without "$2" "$3" "$RUN_DIR/raw/run-$1/$2"
+}
+
+pair_ceilings() { eta_timed ceilings upstream_ceilings 1; }
+
+pair_stop() {
+  [[ -n "${P_CID[$2]:-}" ]] || return 0
+  eta_timed stop stack_stop "${P_CONTAINER[$2]}" >/dev/null
+}
+
+bench_paired_main() {
+  local k
+  # (Go refuses one row, or a capacity ramp, here)
+  schedule --paired --runs "$RUNS"
   paired_plan
   eta_start --paired
   ((NEEDS_UPSTREAM)) && upstream_start
@@ -125,70 +182,13 @@ bench_paired_main() {
   eta_timed quiet quiet_wait "before the first slice"
   quiet_watch_start "$WORK/paired.quiet.json"
   for ((k = 1; k <= RUNS; k++)); do mkdir -p "$RUN_DIR/raw/run-$k"; done
-  # the mock's own ceiling, once (run-1), for the upstream rows to be read against
-  (($(eta left-of ceilings))) && eta_timed ceilings upstream_ceilings 1
-  local wi t0 rc gone=" " # gone: the rows out (they did not come up, or failed their checks)
-  for ((wi = 0; wi < ${#WINDOWS[@]}; wi++)); do
-    w=${WINDOWS[wi]}
-    # Every row comes up (again, on a fresh database) for the first case and
-    # for each fresh_db case; the others keep their containers. A row that
-    # failed to come up or failed its checks is out for the cases left.
-    if ((first)) || win_is "$w" fresh_db; then
-      up=()
-      for row in "${ROWS[@]}"; do
-        [[ "$gone" != *" $row "* ]] || continue
-        t0=$(eta_now) rc=0
-        paired_start "$row" "$first" || rc=$?
-        eta_done "$( ((first)) && echo boot || echo restart)" "$t0"
-        case $rc in
-          0) up+=("$row") ;;
-          1) gone+="$row "
-            paired_fail "$row" "did not answer 200 on $(ready_path "$(row_stack "$row")") within 60 s of starting" "${WINDOWS[@]:wi}" ;;
-          *) gone+="$row "
-            paired_fail "$row" "failed its checks (see run-1's verify.txt): its numbers would not be comparable" "${WINDOWS[@]:wi}" ;;
-        esac
-      done
-      first=0
-    fi
-    # (each row's warm-up for the case is timed as a window: the ETA counts it so)
-    for row in ${up[@]+"${up[@]}"}; do
-      [[ -n "${P_CID[$row]:-}" ]] && container_running "${P_CONTAINER[$row]}" && eta_timed window paired_warm "$row" "$w"
-    done
-    for ((k = 1; k <= RUNS; k++)); do
-      while read -r row; do
-        [[ -n "${P_CID[$row]:-}" ]] || continue
-        paired_use "$row"
-        if ! container_running "$CONTAINER"; then
-          mkdir -p "$RUN_DIR/raw/run-$k/$row"
-          fail_cases "$k" "$row" "the container had exited before this slice" "$w"
-          continue
-        fi
-        mkdir -p "$RUN_DIR/raw/run-$k/$row"
-        progress "$k" "$row" "$w"
-        # The study's sampler check, on the first row: the same slice again
-        # without the sampler, right before it in even slices and right
-        # after in odd ones, so the summary's sampler cost is a median of
-        # RUNS adjacent pairs.
-        local check=0
-        ((SAMPLER)) && [[ "$w" == "$SAMPLER_CHECK" && "$row" == "${ROWS[0]}" ]] && check=1
-        ((check && k % 2 == 0)) && eta_timed sampler paired_without "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
-        eta_timed window run_case "$k" "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
-        ((check && k % 2 == 1)) && eta_timed sampler paired_without "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
-        [[ -s "$RUN_DIR/raw/run-$k/$row/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
-        WINDOWS_DONE=$((WINDOWS_DONE + 1))
-      done < <(slice_order "$k")
-    done
-  done
-  for row in "${ROWS[@]}"; do
-    [[ -n "${P_CID[$row]:-}" ]] || continue
-    eta_timed stop stack_stop "${P_CONTAINER[$row]}" >/dev/null
-  done
+  walk pair
   quiet_watch_stop "$WORK/paired.quiet.json"
   local evidence=()
   [[ -f "$WORK/paired.quiet.json" ]] && evidence=(--quiet "$WORK/paired.quiet.json")
   for ((k = 1; k <= RUNS; k++)); do
-    lab_tool record run "$RUN_DIR" "$k" --order "$(slice_order "$k" | paste -sd,)" ${evidence[@]+"${evidence[@]}"}
+    # (slice K's order: the same for every case)
+    lab_tool record run "$RUN_DIR" "$k" --order "$(steps_rows window "$k" "${WINDOWS[0]}" | paste -sd,)" ${evidence[@]+"${evidence[@]}"}
   done
   bench_finish
 }
-

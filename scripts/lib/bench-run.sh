@@ -335,13 +335,40 @@ record_image() {
     --digest "$(image_files_digest "$tag")"
 }
 
-# run_order N: the rows of run N, as Go orders them (plan run-order: every
-# other run in reverse, so no row always runs first on a cold host or last
-# on a warm one; in run 1 the rows whose image is built late go last).
-run_order() {
-  local late
+# schedule FLAGS...: the steps plan schedule gives for this bench's rows
+# (bench/plan/schedule.go: --run N [--only ROWS] or --paired --runs N)
+# into STEPS; a schedule Go refuses (a paired bench of one row) ends the
+# bench in its line
+schedule() {
+  local late out rc=0
   late=$(IFS=,; echo "${LATE_STACKS[*]}")
-  lab_tool plan run-order "$1" ${late:+--late "$late"} "${ROWS[@]}"
+  out=$(lab_tool plan schedule "$STUDY_FILE" --rows "$(IFS=,; echo "${ROWS[*]}")" --connections "$CONNECTIONS" ${late:+--late "$late"} \
+    --sampler-check "$( ((SAMPLER)) && echo "$SAMPLER_CHECK")" "$@" 2>&1) || rc=$?
+  ((rc == 0)) || die "bench: ${out#plan schedule: }"
+  mapfile -t STEPS <<<"$out"
+}
+
+# walk PREFIX: each of STEPS ("KIND RUN ROW WINDOW", "-" for none) run by
+# its kind's runner, PREFIX_KIND RUN ROW WINDOW; a row that is out
+# (ROWS_OUT: its app did not come up) skips the rest of its steps
+walk() {
+  local step kind run row w
+  ROWS_OUT=" "
+  for step in "${STEPS[@]}"; do
+    read -r kind run row w <<<"$step"
+    [[ "$ROWS_OUT" != *" $row "* ]] || continue
+    "$1_$kind" "$run" "$row" "$w"
+  done
+}
+
+# steps_rows KIND [RUN WINDOW]: the rows of STEPS' KIND steps (of RUN and
+# WINDOW), in order
+steps_rows() {
+  local step kind run row w
+  for step in "${STEPS[@]}"; do
+    read -r kind run row w <<<"$step"
+    [[ "$kind" != "$1" || ($# -gt 1 && "$run $w" != "$2 $3") ]] || echo "$row"
+  done
 }
 
 WINDOWS_DONE=0
@@ -371,7 +398,7 @@ bench_main() {
       quiet_json="$WORK/run-$run.quiet.json"
       quiet_watch_start "$quiet_json"
       bench_run "$run"
-      mapfile -t ORDER < <(run_order "$run")
+      mapfile -t ORDER < <(steps_rows boot)
       # The full profile measures again, at the run's end, each row during
       # one of whose windows the vCPU changed speed (the CPU-speed canary
       # moved), which no load average shows; the run's other rows stand.
@@ -429,10 +456,9 @@ redo_rows() {
     keep=()
     for r in "${ORDER[@]}"; do [[ "$r" == "$row" ]] || keep+=("$r"); done
     ORDER=(${keep[@]+"${keep[@]}"} "$row")
-    bench_pause
-    stack_session "$1" "$row"
-    row_line "$1" "$row"
   done
+  schedule --run "$1" --only "$(IFS=,; echo "${rows[*]}")"
+  walk seq
 }
 
 # discard_run RUN ATTEMPT EVIDENCE: move a run's raw files aside and keep
@@ -462,17 +488,11 @@ bench_pause() {
   note "bench: $LAB_PAUSE_FILE is gone after $((SECONDS - t0)) s: going on"
 }
 
+# bench_run RUN: run RUN's schedule walked
 bench_run() {
-  local run=$1 row
-  mkdir -p "$RUN_DIR/raw/run-$run"
-  (($(eta per-run ceilings))) && eta_timed ceilings upstream_ceilings "$run"
-  (($(eta per-run headroom))) && eta_timed headroom generator_headroom "$run"
-  while read -r row; do
-    bench_pause
-    late_image "$run" "$row" || { eta_row_done 0 0; eta_skip boot 1; eta_skip stop 1; continue; }
-    stack_session "$run" "$row"
-    row_line "$run" "$row"
-  done < <(run_order "$run")
+  mkdir -p "$RUN_DIR/raw/run-$1"
+  schedule --run "$1"
+  walk seq
 }
 
 # verify_collect: each row's verify verdict and the parity of the rows'

@@ -71,14 +71,15 @@ size_main() {
     quiet_wait
     mkdir -p "$RUN_DIR/raw/run-$run"
     i=0
+    schedule --run "$run"
     while read -r row; do
       i=$((i + 1))
       SIZE_LEFT=$(size_left "$run" "$row")
       local t0=$SECONDS
       size_stack "$run" "$row" "$i"
       ((run > 1)) || SIZE_TOOK+=("$row=$((SECONDS - t0))")
-    done < <(run_order "$run")
-    lab_tool record run "$RUN_DIR" "$run" --order "$(run_order "$run" | paste -sd,)"
+    done < <(steps_rows boot)
+    lab_tool record run "$RUN_DIR" "$run" --order "$(steps_rows boot | paste -sd,)"
   done
   lab_tool record finish "$RUN_DIR"
   FINISHED=1
