@@ -16,6 +16,9 @@
 //	record finish  DIR [--incomplete REASON] [--if-open]   (--if-open: only a manifest no bench closed)
 //	record describe DIR [--engines FILE]   what a re-run needs, as "key value"
 //	               lines (FILE: this host's engines now, for a run that recorded engines)
+//	record differences DIR --gather | --have FILE [--digests | --notes | [--engines FILE] [--anyway]]
+//	               how this host differs from the run, judged on the facts
+//	               scripts/rerun gathers (differences.go; exit 2 on bad input)
 //	record engine  FILE ROLE --engine E --cpus LIST --info FILE --machine FILE [--container]
 //	               add a role's engine (docker info there, and bench/loadrun's
 //	               fingerprint of its machine) to an engines file (engine.go)
@@ -89,6 +92,8 @@ func main() {
 		err = update(dir, args, confinement)
 	case "describe":
 		err = describe(dir, args)
+	case "differences":
+		os.Exit(differencesCmd(dir, args, os.Stdout, os.Stderr))
 	case "engine":
 		err = engine(dir, args)
 	case "loadgen":
