@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,8 +16,8 @@ import (
 
 // record differences: how this host differs from the run in DIR, for
 // scripts/rerun. Bash gathers this host's facts (it drives Docker and the
-// tools); every judgement on them is made here, in four steps, because
-// each needs what bash did after the one before:
+// tools); every judgement on them is made here, in steps, because each
+// needs what bash did after the one before:
 //
 //	record differences DIR --gather
 //	    "image NAME" for each image to build and check, "tool NAME" for each
@@ -24,8 +25,9 @@ import (
 //	record differences DIR --have FILE --digests
 //	    the images whose files bash must digest: only those whose id is not
 //	    the run's, since reading an image's files is a docker export
-//	record differences DIR --have FILE --notes
-//	    a note for each image with another id but the run's files
+//	record differences DIR --have FILE --note NAME
+//	    a note when the image NAME has another id but the run's files (bash
+//	    asks after each digest, so the note comes before the next export)
 //	record differences DIR --have FILE [--engines FILE] [--anyway]
 //	    how this host differs (host, images, tools); exit 1 to stop there
 //	    unless --anyway; "cross-host" when compare must be told
@@ -39,7 +41,7 @@ func differencesCmd(dir string, args []string, stdout, stderr io.Writer) int {
 	fl.Usage = func() {} // the flag package's own line is enough
 	gather := fl.Bool("gather", false, "the images and tools a re-run needs")
 	digests := fl.Bool("digests", false, "the images whose files to digest")
-	notes := fl.Bool("notes", false, "the images with another id but the run's files")
+	noteOn := fl.String("note", "", "an image: a note when it has another id but the run's files")
 	haveFile := fl.String("have", "", "this host's facts")
 	enginesFile := fl.String("engines", "", "this host's engines now (record engine's file)")
 	anyway := fl.Bool("anyway", false, "re-run despite differences")
@@ -51,7 +53,7 @@ func differencesCmd(dir string, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fl.NArg() != 0 || (*haveFile == "") != *gather {
-		return fail(fmt.Errorf("want DIR --gather, or DIR --have FILE [--digests | --notes | [--engines FILE] [--anyway]]"))
+		return fail(fmt.Errorf("want DIR --gather, or DIR --have FILE [--digests | --note NAME | [--engines FILE] [--anyway]]"))
 	}
 	m, err := manifest.Read(dir)
 	if err != nil {
@@ -80,6 +82,20 @@ func differencesCmd(dir string, args []string, stdout, stderr io.Writer) int {
 		printLines(stdout, names)
 		return 0
 	}
+	if *noteOn != "" {
+		images, _, _ := gatherPlan(m)
+		if !slices.Contains(images, *noteOn) {
+			return fail(fmt.Errorf("--note %s: not an image this run's re-run checks (%s)", *noteOn, strings.Join(images, ", ")))
+		}
+		note, _, err := judgeImage(m, *noteOn, have, *haveFile)
+		if err != nil {
+			return fail(err)
+		}
+		if note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+		return 0
+	}
 	here, err := thisHost(m, *enginesFile)
 	if err != nil {
 		return fail(err)
@@ -87,10 +103,6 @@ func differencesCmd(dir string, args []string, stdout, stderr io.Writer) int {
 	v, err := judge(m, have, here, *haveFile)
 	if err != nil {
 		return fail(err)
-	}
-	if *notes {
-		printLines(stderr, v.notes)
-		return 0
 	}
 	if len(v.differences) > 0 {
 		fmt.Fprintf(stderr, "rerun: this host differs from %s:\n", filepath.Base(dir))
@@ -182,30 +194,16 @@ func judge(m *manifest.Manifest, have hostFacts, here manifest.Host, file string
 	}
 	images, _, _ := gatherPlan(m)
 	for _, name := range images {
-		run := m.Images[name]
-		id, ok := have.ids[name]
-		if !ok {
-			return v, fmt.Errorf("%s: no image line for %s", file, name)
+		note, difference, err := judgeImage(m, name, have, file)
+		if err != nil {
+			return v, err
 		}
-		if id == run.ID {
-			continue
+		if note != "" {
+			v.notes = append(v.notes, note)
 		}
-		why := "other files"
-		if needsDigest(run, id) {
-			digest, ok := have.files[name]
-			if !ok {
-				return v, fmt.Errorf("%s: no files line for %s, whose id is not the run's (--digests names it)", file, name)
-			}
-			if digest == run.Digest {
-				v.notes = append(v.notes, fmt.Sprintf("rerun: image %s: another id (%s) but the same files as the run's (%s)",
-					name, head(id, 19), head(run.Digest, 25)))
-				continue
-			}
-		} else if run.Digest == "" {
-			why = "the run recorded no file digest to check"
+		if difference != "" {
+			v.differences = append(v.differences, difference)
 		}
-		v.differences = append(v.differences, fmt.Sprintf("image %s: the run used %s, this host has %s (%s)",
-			name, head(run.ID, 19), head(id, 19), why))
 	}
 	for _, t := range have.tools {
 		if want := m.Tools[t.name]; want != "" && t.version != want {
@@ -213,6 +211,33 @@ func judge(m *manifest.Manifest, have hostFacts, here manifest.Host, file string
 		}
 	}
 	return v, nil
+}
+
+// judgeImage compares the image name here with the run's: nothing when it
+// is the run's, a note when only its id differs, else a difference.
+func judgeImage(m *manifest.Manifest, name string, have hostFacts, file string) (note, difference string, err error) {
+	run := m.Images[name]
+	id, ok := have.ids[name]
+	if !ok {
+		return "", "", fmt.Errorf("%s: no image line for %s", file, name)
+	}
+	if id == run.ID {
+		return "", "", nil
+	}
+	why := "other files"
+	if needsDigest(run, id) {
+		digest, ok := have.files[name]
+		if !ok {
+			return "", "", fmt.Errorf("%s: no files line for %s, whose id is not the run's (--digests names it)", file, name)
+		}
+		if digest == run.Digest {
+			return fmt.Sprintf("rerun: image %s: another id (%s) but the same files as the run's (%s)",
+				name, head(id, 19), head(run.Digest, 25)), "", nil
+		}
+	} else if run.Digest == "" {
+		why = "the run recorded no file digest to check"
+	}
+	return "", fmt.Sprintf("image %s: the run used %s, this host has %s (%s)", name, head(run.ID, 19), head(id, 19), why), nil
 }
 
 // thisHost is this machine as the run's host profile sees it, with its

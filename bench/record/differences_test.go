@@ -145,8 +145,13 @@ func TestDifferencesCommand(t *testing.T) {
 	if out, _, code = recordAll(t, "differences", dir, "--have", other, "--digests"); code != 0 || out != "go-nethttp\n" {
 		t.Errorf("--digests: exit %d, %q", code, out)
 	}
-	if _, errs, code = recordAll(t, "differences", dir, "--have", other, "--notes"); code != 2 || !strings.Contains(errs, "no files line for go-nethttp") {
-		t.Errorf("--notes without the digest asked for: exit %d, %q", code, errs)
+	if _, errs, code = recordAll(t, "differences", dir, "--have", other, "--note", "go-nethttp"); code != 2 || !strings.Contains(errs, "no files line for go-nethttp") {
+		t.Errorf("--note without the digest asked for: exit %d, %q", code, errs)
+	}
+	sameFiles := facts("image go-nethttp " + otherID + "\nfiles go-nethttp " + runFiles + "\n")
+	out, errs, code = recordAll(t, "differences", dir, "--have", sameFiles, "--note", "go-nethttp")
+	if code != 0 || out != "" || errs != "rerun: image go-nethttp: another id (sha256:222222222222) but the same files as the run's (files:sha256:333333333333)\n" {
+		t.Errorf("--note on the same files: exit %d, %q, %q", code, out, errs)
 	}
 
 	differs := facts("image go-nethttp " + otherID + "\nfiles go-nethttp " + otherFile + "\ntool oha 1.4.0\n")
@@ -171,6 +176,9 @@ func TestDifferencesCommand(t *testing.T) {
 		if code != 2 || out != "" || !strings.HasPrefix(errs, "record differences: "+f+": ") || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("facts %q: exit %d, %q; want exit 2 and one line naming %s with %q", c.facts, code, errs, f, c.want)
 		}
+	}
+	if _, errs, code = recordAll(t, "differences", dir, "--have", differs, "--engines", filepath.Join(dir, "engines.json")); code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "engines.json") {
+		t.Errorf("an engines file missing: exit %d, %q", code, errs)
 	}
 	if _, errs, code = recordAll(t, "differences", dir, "--have", filepath.Join(dir, "nope")); code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "nope") {
 		t.Errorf("a missing facts file: exit %d, %q", code, errs)
