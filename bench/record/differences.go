@@ -52,7 +52,13 @@ func differencesCmd(dir string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "record differences:", err)
 		return 2
 	}
-	if fl.NArg() != 0 || (*haveFile == "") != *gather {
+	steps := 0 // of --digests, --note, and the verdict's flags: one at most
+	for _, on := range []bool{*digests, *noteOn != "", *enginesFile != "" || *anyway} {
+		if on {
+			steps++
+		}
+	}
+	if fl.NArg() != 0 || (*haveFile == "") != *gather || steps > 1 {
 		return fail(fmt.Errorf("want DIR --gather, or DIR --have FILE [--digests | --note NAME | [--engines FILE] [--anyway]]"))
 	}
 	m, err := manifest.Read(dir)
@@ -60,58 +66,76 @@ func differencesCmd(dir string, args []string, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	if *gather {
-		images, tools, variantNotes := gatherPlan(m)
-		printLines(stderr, variantNotes)
-		for _, name := range images {
-			fmt.Fprintln(stdout, "image", name)
-		}
-		for _, name := range tools {
-			fmt.Fprintln(stdout, "tool", name)
-		}
+		printGather(m, stdout, stderr)
 		return 0
 	}
 	have, err := readFacts(*haveFile)
+	if err == nil {
+		switch {
+		case *digests:
+			err = printDigests(m, have, *haveFile, stdout)
+		case *noteOn != "":
+			err = printNote(m, *noteOn, have, *haveFile, stderr)
+		default:
+			var refused bool
+			if refused, err = printVerdict(m, dir, have, *haveFile, *enginesFile, *anyway, stdout, stderr); refused {
+				return 1
+			}
+		}
+	}
 	if err != nil {
 		return fail(err)
 	}
-	if *digests {
-		names, err := digestsNeeded(m, have, *haveFile)
-		if err != nil {
-			return fail(err)
-		}
-		printLines(stdout, names)
-		return 0
+	return 0
+}
+
+func printGather(m *manifest.Manifest, stdout, stderr io.Writer) {
+	images, tools, variantNotes := gatherPlan(m)
+	printLines(stderr, variantNotes)
+	for _, name := range images {
+		fmt.Fprintln(stdout, "image", name)
 	}
-	if *noteOn != "" {
-		images, _, _ := gatherPlan(m)
-		if !slices.Contains(images, *noteOn) {
-			return fail(fmt.Errorf("--note %s: not an image this run's re-run checks (%s)", *noteOn, strings.Join(images, ", ")))
-		}
-		note, _, err := judgeImage(m, *noteOn, have, *haveFile)
-		if err != nil {
-			return fail(err)
-		}
-		if note != "" {
-			fmt.Fprintln(stderr, note)
-		}
-		return 0
+	for _, name := range tools {
+		fmt.Fprintln(stdout, "tool", name)
 	}
-	here, err := thisHost(m, *enginesFile)
+}
+
+func printDigests(m *manifest.Manifest, have hostFacts, file string, stdout io.Writer) error {
+	names, err := digestsNeeded(m, have, file)
+	printLines(stdout, names)
+	return err
+}
+
+func printNote(m *manifest.Manifest, name string, have hostFacts, file string, stderr io.Writer) error {
+	if images, _, _ := gatherPlan(m); !slices.Contains(images, name) {
+		return fmt.Errorf("--note %s: not an image this run's re-run checks (%s)", name, strings.Join(images, ", "))
+	}
+	note, _, err := judgeImage(m, name, have, file)
+	if note != "" {
+		fmt.Fprintln(stderr, note)
+	}
+	return err
+}
+
+// printVerdict says how this host differs from the run, and whether the
+// re-run stops there (refused).
+func printVerdict(m *manifest.Manifest, dir string, have hostFacts, file, enginesFile string, anyway bool, stdout, stderr io.Writer) (refused bool, err error) {
+	here, err := thisHost(m, enginesFile)
 	if err != nil {
-		return fail(err)
+		return false, err
 	}
-	v, err := judge(m, have, here, *haveFile)
+	v, err := judge(m, have, here, file)
 	if err != nil {
-		return fail(err)
+		return false, err
 	}
 	if len(v.differences) > 0 {
 		fmt.Fprintf(stderr, "rerun: this host differs from %s:\n", filepath.Base(dir))
 		for _, d := range v.differences {
 			fmt.Fprintln(stderr, " ", d)
 		}
-		if !*anyway {
+		if !anyway {
 			fmt.Fprintln(stderr, "rerun: not re-running with other images or tools; pass --anyway to do it and compare regardless")
-			return 1
+			return true, nil
 		}
 		fmt.Fprintln(stderr, "rerun: --anyway given, re-running regardless")
 	}
@@ -119,7 +143,7 @@ func differencesCmd(dir string, args []string, stdout, stderr io.Writer) int {
 		// compare refuses two hosts in one table unless told
 		fmt.Fprintln(stdout, "cross-host")
 	}
-	return 0
+	return false, nil
 }
 
 func printLines(w io.Writer, lines []string) {

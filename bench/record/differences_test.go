@@ -177,6 +177,11 @@ func TestDifferencesCommand(t *testing.T) {
 			t.Errorf("facts %q: exit %d, %q; want exit 2 and one line naming %s with %q", c.facts, code, errs, f, c.want)
 		}
 	}
+	for _, args := range [][]string{{"--gather", "--have", differs}, {"--have", differs, "--digests", "--anyway"}, {"--have", differs, "--note", "go-nethttp[gc-off]"}} {
+		if _, errs, code = recordAll(t, append([]string{"differences", dir}, args...)...); code != 2 || strings.Count(errs, "\n") != 1 {
+			t.Errorf("differences %v: exit %d, %q; want exit 2 and one line", args, code, errs)
+		}
+	}
 	if _, errs, code = recordAll(t, "differences", dir, "--have", differs, "--engines", filepath.Join(dir, "engines.json")); code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "engines.json") {
 		t.Errorf("an engines file missing: exit %d, %q", code, errs)
 	}
