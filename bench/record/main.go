@@ -14,8 +14,10 @@
 //	record confinement DIR NAME --inspect FILE   what Docker applied to a container (FILE: docker inspect; - is stdin)
 //	record confinement DIR NAME --native FILE --user UID:GID   a native row's group (FILE: native start's line)
 //	record finish  DIR [--incomplete REASON] [--if-open]   (--if-open: only a manifest no bench closed)
-//	record describe DIR [--engines FILE]   what a re-run needs, as "key value"
-//	               lines (FILE: this host's engines now, for a run that recorded engines)
+//	record describe DIR   the parameters a re-run needs, as "key value" lines
+//	record differences DIR --gather | --have FILE [--digests | --notes | [--engines FILE] [--anyway]]
+//	               how this host differs from the run, judged on the facts
+//	               scripts/rerun gathers (differences.go; exit 2 on bad input)
 //	record engine  FILE ROLE --engine E --cpus LIST --info FILE --machine FILE [--container]
 //	               add a role's engine (docker info there, and bench/loadrun's
 //	               fingerprint of its machine) to an engines file (engine.go)
@@ -89,6 +91,8 @@ func main() {
 		err = update(dir, args, confinement)
 	case "describe":
 		err = describe(dir, args)
+	case "differences":
+		os.Exit(differencesCmd(dir, args, os.Stdout, os.Stderr))
 	case "engine":
 		err = engine(dir, args)
 	case "loadgen":
@@ -449,61 +453,25 @@ func failure(m *manifest.Manifest, args []string) error {
 	return nil
 }
 
-// describe prints what scripts/rerun needs to run a study again, one
-// "key value" line each: the study's parameters, then "image STACK ID DIGEST"
-// and "tool NAME VERSION" lines, sorted, so bash can read them with `read`.
-// When this host is not the run's (by the rule compare uses), a
-// "host_differs SENTENCE" line says how.
+// describe prints the parameters scripts/rerun runs a study again with,
+// one "key value" line each, so bash can read them with `read`, and
+// "engines 1" when the run's roles had engines of their own (rerun then
+// fingerprints this host's, for record differences to compare).
 func describe(dir string, args []string) error {
-	fl := flag.NewFlagSet("record describe", flag.ContinueOnError)
-	enginesFile := fl.String("engines", "", "this host's engines now (record engine's file)")
-	if err := fl.Parse(args); err != nil {
-		return err
+	if len(args) > 0 {
+		return fmt.Errorf("want DIR alone, not %q", args)
 	}
 	m, err := manifest.Read(dir)
 	if err != nil {
 		return err
 	}
-	fp, err := fingerprint()
-	if err != nil {
-		return err
-	}
-	here := manifest.Host{Profile: m.Host.Profile, Fingerprint: fp}
-	if *enginesFile != "" {
-		if here.Engines, err = manifest.ReadEngines(*enginesFile); err != nil {
-			return err
-		}
-	}
 	if len(m.Host.Engines) > 0 {
 		fmt.Println("engines 1")
-	}
-	if !manifest.SameFingerprint(m.Host, here) {
-		fmt.Printf("host_differs the run was on %s; this host is %s\n", hostLine(m.Host), hostLine(here))
 	}
 	p := m.Parameters
 	fmt.Printf("study %s\nprofile %s\nhost_profile %s\nlabel %s\nmode %s\n", m.Study, m.Profile, m.Host.Profile, m.Label, m.Parameters.RunMode())
 	fmt.Printf("stacks %s\nruns %d\nwarmup %s\nduration %s\n", strings.Join(p.Stacks, ","), p.Runs,
 		strconv.FormatFloat(p.WarmupS, 'f', -1, 64), strconv.FormatFloat(p.DurationS, 'f', -1, 64))
-	names := make([]string, 0, len(m.Images))
-	for name := range m.Images {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		digest := m.Images[name].Digest
-		if digest == "" {
-			digest = "-" // a manifest written before files were digested
-		}
-		fmt.Printf("image %s %s %s\n", name, m.Images[name].ID, digest)
-	}
-	names = names[:0]
-	for name := range m.Tools {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Printf("tool %s %s\n", name, m.Tools[name])
-	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # tool_versions: "name version" of each tool a bench's numbers depend on.
-# The bench records them in the manifest; rerun compares them with it (k6 when built).
+# The bench records them in the manifest; rerun hands them to record differences,
+# which compares them with it (k6 when built).
 tool_versions() {
   echo "docker $(docker version -f '{{.Server.Version}}' 2>/dev/null || echo none)"
   echo "go $(go env GOVERSION 2>/dev/null || echo none)"
@@ -14,7 +15,8 @@ tool_versions() {
 # tool_ensure NAME: the pinned NAME on PATH. vegeta, scc and k6 are needed
 # only by some studies (capacity, size, users), so bootstrap builds them
 # only when asked (--with-NAME) and a first look does not wait for them;
-# the first bench that needs one asks for it here. The lab's .tools/bin
+# the first bench that needs one asks for it here (and rerun, for those
+# record differences names: its builtOnDemand). The lab's .tools/bin
 # goes after PATH's own folders: a tool found before is found still.
 tool_ensure() {
   command -v "$1" >/dev/null && return 0
