@@ -14,6 +14,8 @@
 //	record confinement DIR NAME --inspect FILE   what Docker applied to a container (FILE: docker inspect; - is stdin)
 //	record confinement DIR NAME --native FILE --user UID:GID   a native row's group (FILE: native start's line)
 //	record finish  DIR [--incomplete REASON] [--if-open]   (--if-open: only a manifest no bench closed)
+//	record reap    LABROOT --self PID [--native LINE] | --lock-holders   what a dead
+//	               bench left, and the line that says so (reap.go)
 //	record describe DIR   the parameters a re-run needs, as "key value" lines
 //	record differences DIR --gather | --have FILE [--digests | --notes | [--engines FILE] [--anyway]]
 //	               how this host differs from the run, judged on the facts
@@ -91,6 +93,8 @@ func main() {
 		err = update(dir, args, confinement)
 	case "describe":
 		err = describe(dir, args)
+	case "reap":
+		err = reapCmd(dir, args, os.Stdin, os.Stdout)
 	case "differences":
 		os.Exit(differencesCmd(dir, args, os.Stdout, os.Stderr))
 	case "engine":

@@ -26,60 +26,28 @@ bench_lock() {
 }
 
 # orphan_lock_holders: when the bench that owns the lock is dead, what
-# still holds it is what that bench started in process groups of their own
-# (oha under timeout, a sampler), which outlive a SIGKILL of the bench's
-# group: they are ended, so the next bench can take the lock.
+# still holds it (what that bench started in process groups of their own,
+# which outlive a SIGKILL of its group) is ended, so the next bench can
+# take the lock; record reap names them.
 orphan_lock_holders() {
-  local owner="$LAB_ROOT/.work/bench.owner" pid p fd
-  pid=$(sed -n 's/^pid \([0-9]*\),.*/\1/p' "$owner" 2>/dev/null)
-  [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null || return 0
-  for fd in /proc/[0-9]*/fd/*; do
-    [[ "$(readlink "$fd" 2>/dev/null)" == "$LAB_ROOT/.work/bench.lock" ]] || continue
-    p=${fd#/proc/}
-    p=${p%%/*}
-    [[ "$p" != "$$" && "$p" != "$BASHPID" ]] && kill -KILL "$p" 2>/dev/null
-  done
-  return 0
+  local p
+  for p in $(lab_tool record reap "$LAB_ROOT" --lock-holders --self $$); do kill -KILL "$p" 2>/dev/null || true; done
 }
 
-# reap_dead_bench: what a dead bench left (a SIGKILL, an OOM kill, a closed
-# terminal's group) blocks the next: its containers (the bench label names
-# its pid, and that pid is gone), its scratch folder (.work/bench-PID, the
-# same), and its results folder's open manifest (the owner file's "run"
-# line; with the lock held no bench of this lab is writing it), marked
-# incomplete. One line says what was found and done.
+# reap_dead_bench: what a dead bench left (a SIGKILL, an OOM kill, a
+# closed terminal's group) blocks the next: record reap judges it (its
+# containers, its scratch folder, its open manifest, marked incomplete),
+# the containers it names go, and its one line says what was found and
+# done.
 reap_dead_bench() {
-  local owner="$LAB_ROOT/.work/bench.owner" found=() dir="" d n=0 id label pid dead=()
-  while read -r id label; do
-    pid=${label#bench-}
-    [[ "$label" == bench-* && "$pid" =~ ^[0-9]+$ && "$pid" != "$$" ]] || continue
-    kill -0 "$pid" 2>/dev/null || dead+=("$id")
-  done < <(docker ps -a --filter label=stacklab.bench --format '{{.ID}} {{.Label "stacklab.bench"}}' 2>/dev/null || true)
-  if ((${#dead[@]})); then
-    docker rm -f -v "${dead[@]}" >/dev/null 2>&1 || true
-    found+=("removed its ${#dead[@]} container(s)")
-  fi
-  for d in "$LAB_ROOT"/.work/bench-*/; do
-    pid=${d%/}
-    pid=${pid##*/bench-}
-    [[ -d "$d" && "$pid" =~ ^[0-9]+$ && "$pid" != "$$" ]] || continue
-    kill -0 "$pid" 2>/dev/null && continue
-    rm -rf "$d" && n=$((n + 1))
-  done
-  ((n)) && found+=("removed $n scratch folder(s)")
-  local native
-  native=$(native_reap)
-  [[ -z "$native" ]] || found+=("$native")
-  [[ -f "$owner" ]] && dir=$(sed -n 's/^run //p' "$owner")
-  if [[ -n "$dir" && -f "$dir/manifest.json" ]] &&
-    [[ "$(lab_tool record finish "$dir" --if-open --incomplete "the bench writing it died before closing it ($(head -n1 "$owner"))")" == closed ]]; then
-    found+=("marked ${dir#"$LAB_ROOT"/} incomplete")
-  fi
-  ((${#found[@]})) || return 0
-  local who="owner unknown" joined
-  [[ -f "$owner" ]] && who=$(head -n1 "$owner" | cut -d, -f1)
-  joined=$(printf '%s; ' "${found[@]}")
-  note "bench: a dead bench ($who) left things behind: ${joined%; }"
+  local kind what
+  while read -r kind what; do
+    case "$kind" in
+      container) docker rm -f -v "$what" >/dev/null 2>&1 || true ;;
+      say) note "$what" ;;
+    esac
+  done < <(docker ps -a --filter label=stacklab.bench --format '{{.ID}} {{.Label "stacklab.bench"}}' 2>/dev/null |
+    lab_tool record reap "$LAB_ROOT" --self $$ --native "$(native_reap)")
 }
 
 # cleanup runs on every exit: stop what the bench started, close the manifest.
