@@ -15,24 +15,18 @@ plan_capacity() {
   done
 }
 
-# vegeta_check: the pinned vegeta is on PATH (a capacity study needs it)
+# vegeta_check: the pinned vegeta (a capacity study needs it)
 vegeta_check() {
-  local have
   tool_ensure vegeta
-  have=$(vegeta_version)
-  [[ "$have" == "$(pinned vegeta)" ]] || die "bench: vegeta $have is on PATH but the lab pins $(pinned vegeta) (versions.json)"
+  tool_check vegeta
 }
 
-vegeta_version() { vegeta -version 2>/dev/null | awk '/^Version:/ {print $2}'; }
-
-# k6_check: the pinned k6 is on PATH (a users ramp needs it), and the
-# generator runs on this machine
+# k6_check: the pinned k6 (a users ramp needs it), and the generator runs
+# on this machine
 k6_check() {
-  local have
   [[ -z "${ROLE_LOADGEN_ENGINE:-}" ]] || die "bench: a users ramp runs k6 on this machine; the host profile gives the generator an engine"
   tool_ensure k6
-  have=$(k6 version 2>/dev/null | awk '{print $2; exit}')
-  [[ "$have" == "v$(pinned k6)" ]] || die "bench: k6 $have is on PATH but the lab pins v$(pinned k6) (versions.json)"
+  tool_check k6
 }
 
 # lane_file BASE LANE: a lane's report of a step (BASE.json for main)

@@ -239,14 +239,6 @@ warmup_scope() {
   if ((${PAIRED:-0})); then echo case; elif ((WARM_EACH)); then echo steady; else echo container; fi
 }
 
-# oha_check: the pinned oha on PATH, or the bench ends here
-oha_check() {
-  command -v oha >/dev/null || die "bench: oha is not on PATH: run through ./lab or 'nix develop' (scripts/bootstrap installs it)"
-  local have
-  have=$(oha --version | awk '{print $2}')
-  [[ "$have" == "$(pinned oha)" ]] || die "bench: oha $have is on PATH but the lab pins $(pinned oha) (versions.json)"
-}
-
 # oha_wait: bootstrap waits for the background compile (a line every
 # 30 s) and links the oha it built, or says in one line why there is none;
 # then that oha checked
@@ -257,7 +249,7 @@ oha_wait() {
   finish_background "$BG_PID" || exit 1
   OHA_LATER=0
   PATH="$PATH:$LAB_ROOT/.tools/bin"
-  oha_check
+  tool_check oha
   note "bench: oha built; waited $((SECONDS - t0)) s for it"
 }
 

@@ -18,12 +18,10 @@ size_cleanup() {
   for t in "${SIZE_TAGS[@]}"; do docker rmi "$t" >/dev/null 2>&1 || true; done
 }
 
-# scc_check: the pinned scc is on PATH (it counts the code)
+# scc_check: the pinned scc (it counts the code)
 scc_check() {
-  local have
   tool_ensure scc
-  have=$(scc --version 2>/dev/null | awk '{print $3}')
-  [[ "$have" == "$(pinned scc)" ]] || die "bench: scc $have is on PATH but the lab pins $(pinned scc) (versions.json)"
+  tool_check scc
   SCC=$(command -v scc)
 }
 
