@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The paired profile (issue #15, item 8): every row of the study up at once,
+# The paired profile: every row of the study up at once,
 # each on its own port, and the load alternating between them in short
 # slices, each slice's rows in a shuffled order. A slow period of the vCPU
 # then falls on every row of the slices it spans, so a ratio between two
@@ -11,32 +11,44 @@
 #
 # Sourced by scripts/bench after bench-run.sh and bench-case.sh.
 
-declare -gA P_PORT=() P_CONTAINER=() P_DB=() P_CID=() P_PID=() P_PLAN=()
+# A row's port, container, data folder and load files follow from its
+# place in ROWS (the first at the bench's port, the next one above, ...);
+# what is known only once it runs, its container's id and main pid, is
+# UP[place] ("CID PID"; empty while it is not up).
+PAIRED_PORT=$APP_PORT UP=()
+
+# paired_place ROW: ROW's place in ROWS, from 0
+paired_place() {
+  local i
+  for i in "${!ROWS[@]}"; do [[ "${ROWS[i]}" != "$1" ]] || { echo "$i"; return; }; done
+}
 
 # paired_use ROW: point the session globals (the ones run_case and the
 # sampler read) at ROW's container
 paired_use() {
-  APP_PORT=${P_PORT[$1]} CONTAINER=${P_CONTAINER[$1]} DB_DIR=${P_DB[$1]}
-  CID=${P_CID[$1]:-} APP_PID=${P_PID[$1]:-} PLAN=${P_PLAN[$1]}
+  PLACE=$(paired_place "$1")
+  APP_PORT=$((PAIRED_PORT + PLACE)) CONTAINER=$(container_name "$1") PLAN="$WORK/plan/row-$PLACE"
+  DB_DIR=$(app_data_dir "$CONTAINER")
+  read -r CID APP_PID <<<"${UP[PLACE]:-}" || true
 }
+
+# paired_up ROW: is ROW's container up (started, and checked on its first start)?
+paired_up() { [[ -n "${UP[$(paired_place "$1")]:-}" ]]; }
 
 # paired_start ROW FIRST: ROW's container on a fresh database at its port,
 # its checks on its first start (FIRST=1, into run-1's verify.txt), its
 # warm-up; returns 1 (its windows are failed) when it did not come up
 paired_start() {
-  local row=$1 first=$2 dir="$RUN_DIR/raw/run-1/$1" w
+  local row=$1 first=$2 dir="$RUN_DIR/raw/run-1/$1"
   paired_use "$row"
   mkdir -p "$dir"
-  if ! session_start 1 "$row"; then
-    P_CID[$row]=""
-    return 1
-  fi
-  P_CID[$row]=$CID P_PID[$row]=$APP_PID
+  UP[PLACE]=""
+  session_start 1 "$row" || return 1
   if ((first)); then
     lab_tool record resources "$dir/resources.json" --boot-ms "$BOOT_MS"
-    check_row "$row" "$dir" || { P_CID[$row]=""; return 2; }
+    check_row "$row" "$dir" || return 2
   fi
-  return 0
+  UP[PLACE]="$CID $APP_PID"
 }
 
 # paired_warm ROW WINDOW: the window's load on ROW for the warm-up
@@ -45,16 +57,13 @@ paired_warm() {
   oha_window "$WORK/warmup.json" "$WARMUP" "$PLAN/$2.oha" || true
 }
 
+# paired_plan: each row's load files, against its own port
 paired_plan() {
-  local i=0 row w
+  local row w
   for row in "${ROWS[@]}"; do
-    P_PORT[$row]=$((APP_PORT + i))
-    P_CONTAINER[$row]=$(container_name "$row")
-    P_DB[$row]=$(app_data_dir "${P_CONTAINER[$row]}")
-    P_PLAN[$row]="$WORK/plan/row-$i"
-    mkdir -p "${P_PLAN[$row]}"
-    for w in "${WINDOWS[@]}"; do plan_app_load "$w" "${P_PORT[$row]}" "${P_PLAN[$row]}"; done
-    i=$((i + 1))
+    paired_use "$row"
+    mkdir -p "$PLAN"
+    for w in "${WINDOWS[@]}"; do plan_app_load "$w" "$APP_PORT" "$PLAN"; done
   done
 }
 
@@ -130,7 +139,7 @@ pair_up() {
 # pair_warmup 1 ROW WINDOW: ROW's warm-up for the case (timed as a
 # window: the ETA counts it so)
 pair_warmup() {
-  [[ -n "${P_CID[$2]:-}" ]] && container_running "${P_CONTAINER[$2]}" || return 0
+  paired_up "$2" && container_running "$(container_name "$2")" || return 0
   eta_timed window paired_warm "$2" "$3"
 }
 
@@ -138,7 +147,7 @@ pair_warmup() {
 # window would be
 pair_window() {
   local k=$1 row=$2 w=$3
-  [[ -n "${P_CID[$row]:-}" ]] || return 0
+  paired_up "$row" || return 0
   paired_use "$row"
   mkdir -p "$RUN_DIR/raw/run-$k/$row"
   if ! container_running "$CONTAINER"; then
@@ -156,7 +165,7 @@ pair_window() {
 # right after in odd ones, so the summary's sampler cost is a median of
 # RUNS adjacent pairs)
 pair_sampler() {
-  [[ -n "${P_CID[$2]:-}" ]] || return 0
+  paired_up "$2" || return 0
   paired_use "$2"
   mkdir -p "$RUN_DIR/raw/run-$1/$2"
   eta_timed sampler paired_without "$2" "$3" "$RUN_DIR/raw/run-$1/$2"
@@ -165,8 +174,8 @@ pair_sampler() {
 pair_ceilings() { eta_timed ceilings upstream_ceilings 1; }
 
 pair_stop() {
-  [[ -n "${P_CID[$2]:-}" ]] || return 0
-  eta_timed stop stack_stop "${P_CONTAINER[$2]}" >/dev/null
+  paired_up "$2" || return 0
+  eta_timed stop stack_stop "$(container_name "$2")" >/dev/null
 }
 
 bench_paired_main() {
