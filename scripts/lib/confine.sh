@@ -57,21 +57,13 @@ confine_data_dir() {
 # CONTAINER (user, capabilities, security options, read-only root, pid
 # limit, tmpfs and writable mounts, read from docker inspect, on ENGINE when
 # it is on another: scripts/lib/engine.sh) into RUN_DIR's manifest under NAME.
-confine_record() {
-  if [[ -n "${4:-}" ]]; then
-    engine_docker "$4" inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -
-  else
-    docker inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -
-  fi
-}
+confine_record() { engine_docker "${4:-}" inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -; }
 
-# app_confine_record ROW CONTAINER: the row's app as confine_record keeps a
-# container (on the app's engine), or a native app's group and uid (native
-# start's line, in its folder)
-app_confine_record() {
-  if native_mode; then
-    lab_tool record confinement "$RUN_DIR" "$1" --native "$(native_run_dir "$2")/start.json" --user "$CONFINE_UID:$CONFINE_GID"
-  else
-    confine_record "$RUN_DIR" "$1" "$2" "${ROLE_APP_ENGINE:-}"
-  fi
+# app_confine_record ROW CONTAINER: the row's app as its mode's runner
+# keeps it: a container as confine_record does (on the app's engine), a
+# native app's group and uid (native start's line, in its folder)
+app_confine_record() { "${RUN_MODE:-docker}_confine_record" "$@"; }
+docker_confine_record() { confine_record "$RUN_DIR" "$1" "$2" "${ROLE_APP_ENGINE:-}"; }
+native_confine_record() {
+  lab_tool record confinement "$RUN_DIR" "$1" --native "$(native_data_dir "$2")/start.json" --user "$CONFINE_UID:$CONFINE_GID"
 }

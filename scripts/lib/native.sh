@@ -3,8 +3,8 @@
 # mode"): a stack built by its own stacks/NAME/native-build, started as a
 # host process in a cgroup the lab makes (bench/native, with
 # containerd/cgroups/v3) with its container's CPUs, memory and pid limit, as
-# the lab's uid. scripts/lib/stack.sh's app functions call these when
-# RUN_MODE is native; every instrument then runs as it does beside an app
+# the lab's uid. These are the app runner of RUN_MODE native
+# (scripts/lib/stack.sh's app functions call them); every instrument then runs as it does beside an app
 # on the bench's own engine (role_tool), by the process's pid. The app's
 # files (its database, its time-stamped output, its pid, native's line)
 # are in its folder under NATIVE_DIR, which the app's uid can reach
@@ -15,10 +15,10 @@ NATIVE_DIR=${LAB_NATIVE_DIR:-/tmp/stacklab-native}
 # native_mode: does this bench run its stacks natively?
 native_mode() { [[ "${RUN_MODE:-docker}" == native ]]; }
 
-# native_run_dir NAME: the folder of the native app NAME (a container's
+# native_data_dir NAME: the folder of the native app NAME (a container's
 # name in Docker mode, the group's here): its database, app.log, app.pid
 # and start.json
-native_run_dir() { echo "$NATIVE_DIR/.bench/${BENCH_ID:-none}/$1"; }
+native_data_dir() { echo "$NATIVE_DIR/.bench/${BENCH_ID:-none}/$1"; }
 
 # native_env STACK PORT DBDIR UPSTREAM_URL: NATIVE_ENV, the environment
 # STACK's app gets in its container (stack_app_env, DBDIR for its /data),
@@ -30,7 +30,7 @@ native_env() {
 
 # native_start NAME STACK PORT UPSTREAM_URL [K=V...]: STACK's native build
 # started in the cgroup /stacklab/NAME on the database in NAME's folder
-# (native_run_dir: seeded and the app's uid's already), with its
+# (native_data_dir: seeded and the app's uid's already), with its
 # container's environment and K=V after it (a variant's); its output
 # time-stamped into app.log there by a copier on the sampler's CPUs, its
 # pid into app.pid, native's line into start.json. Prints NAME. It does
@@ -38,7 +38,7 @@ native_env() {
 native_start() {
   local name=$1 stack=$2 port=$3 upstream=$4 dir build
   shift 4
-  dir=$(native_run_dir "$name")
+  dir=$(native_data_dir "$name")
   build=$NATIVE_DIR/$stack
   [[ -x "$build" ]] || { note "$stack has no native build in $build (scripts/native-stack build $stack)"; return 1; }
   native_env "$stack" "$port" "$dir" "$upstream" || return 1
@@ -67,13 +67,15 @@ native_build() {
 # group; native_logs NAME [SINCE]: its output (native logs: from SINCE
 # with the copier's stamps, else without them); native_stop
 # NAME: SIGTERM, SIGKILL after 5 s, the group removed (bench/native)
-native_pid() { cat "$(native_run_dir "$1")/app.pid" 2>/dev/null; }
+native_pid() { cat "$(native_data_dir "$1")/app.pid" 2>/dev/null; }
 native_running() {
   local pid
   pid=$(native_pid "$1") && [[ -n "$pid" ]] && grep -qs "/stacklab/$1\$" "/proc/$pid/cgroup"
 }
-native_logs() { lab_tool native logs --file "$(native_run_dir "$1")/app.log" ${2:+--since "$2"}; }
+native_logs() { lab_tool native logs --file "$(native_data_dir "$1")/app.log" ${2:+--since "$2"}; }
 native_stop() { lab_tool native stop --name "$1" >/dev/null 2>&1 || true; }
+native_remove() { native_stop "$1"; }
+native_exit_words() { echo "its process is gone"; }
 
 # native_cleanup: stop this bench's groups and remove its apps' folders;
 # native_reap: those of the benches that died (bench/native reap says how

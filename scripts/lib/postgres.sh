@@ -34,7 +34,7 @@ pg_start() {
   local i
   for ((i = 0; i < 300; i++)); do
     docker exec "$name" pg_isready -q -h 127.0.0.1 -p "$PG_PORT" 2>/dev/null && return 0
-    container_running "$name" || break
+    [[ "$(docker inspect -f '{{.State.Running}}' "$name" 2>/dev/null)" == true ]] || break
     sleep 0.1
   done
   docker logs "$name" 2>&1 | tail -n 5 >&2

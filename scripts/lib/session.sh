@@ -44,7 +44,7 @@ contract() { stack_tool contract "$1" || exit 1; }
 # Postgres also gets a freshly seeded app database on the server role and
 # its DATABASE_URL (scripts/lib/postgres.sh). In the native mode the
 # row's native build starts in the lab's cgroup named CONTAINER instead
-# (DATA_DIR is then native_run_dir's; DOCKER_ARGS do not apply), and
+# (DATA_DIR is then native_data_dir's; DOCKER_ARGS do not apply), and
 # CONTAINER is printed.
 app_start() {
   local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv kvs=() env=()
@@ -53,7 +53,7 @@ app_start() {
     [[ -z "$kv" ]] || kvs+=("$kv")
   done <<<"${ROW_ENV[$row]:-}"
   # (a fresh_db window restarts the row: its app of that name goes first)
-  if native_mode; then native_stop "$container"; else app_docker rm -f -v "$container" >/dev/null 2>&1 || true; fi
+  app_remove "$container"
   role_port_free app "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
   if [[ "$(row_db "$row")" == postgres ]]; then

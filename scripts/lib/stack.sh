@@ -140,45 +140,39 @@ wait_up() {
 }
 
 # The app runner: what the bench asks of a running app, one function each,
-# for a container (on the app's engine) or, in the native mode, a host
-# process in the lab's cgroup (scripts/lib/native.sh). container_running
-# CONTAINER: is it still up? app_pid CONTAINER: its main process's pid (on
-# its machine). app_logs CONTAINER [SINCE]: its output, each line
-# time-stamped, from SINCE (RFC 3339) when given. app_exit_words
-# CONTAINER: how it ended.
-container_running() {
-  if native_mode; then native_running "$1"; else [[ "$(app_docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == true ]]; fi
-}
-app_pid() {
-  if native_mode; then native_pid "$1"; else app_docker inspect -f '{{.State.Pid}}' "$1"; fi
-}
-app_logs() {
-  if native_mode; then native_logs "$@"; else app_docker logs ${2:+--timestamps --since "$2"} "$1" 2>&1; fi
-}
-app_exit_words() {
-  if native_mode; then
-    echo "its process is gone"
-  else
-    app_docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$1" 2>/dev/null
-  fi
-}
+# answered by the runner of the bench's mode (RUN_MODE, chosen once): the
+# docker_* functions below, for a container on the app's engine, or the
+# native_* ones (scripts/lib/native.sh), for a host process in the lab's
+# cgroup. container_running CONTAINER: is it still up? app_pid CONTAINER:
+# its main process's pid (on its machine). app_logs CONTAINER [SINCE]: its
+# output, each line time-stamped, from SINCE (RFC 3339) when given.
+# app_exit_words CONTAINER: how it ended. app_data_dir CONTAINER: the
+# folder its database is seeded into (its /data in a container).
+# app_remove CONTAINER: gone, at once (a fresh_db window's restart).
+# stack_stop CONTAINER: the one way the lab stops a stack: SIGTERM, then
+# SIGKILL if it is still running after the 5 s docs/app.md allows; prints
+# one line, a cause, when the app needed SIGKILL (the bench ignores it,
+# verify fails on it).
+container_running() { "${RUN_MODE:-docker}_running" "$@"; }
+app_pid() { "${RUN_MODE:-docker}_pid" "$@"; }
+app_logs() { "${RUN_MODE:-docker}_logs" "$@"; }
+app_exit_words() { "${RUN_MODE:-docker}_exit_words" "$@"; }
+app_data_dir() { "${RUN_MODE:-docker}_data_dir" "$@"; }
+app_remove() { "${RUN_MODE:-docker}_remove" "$@"; }
+stack_stop() { "${RUN_MODE:-docker}_stop" "$@"; }
 
-# app_data_dir CONTAINER: the folder the app's database is seeded into (its
-# /data in a container)
-app_data_dir() {
-  if native_mode; then native_run_dir "$1"; else echo "$WORK/db/$1"; fi
-}
+docker_running() { [[ "$(app_docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == true ]]; }
+docker_pid() { app_docker inspect -f '{{.State.Pid}}' "$1"; }
+docker_logs() { app_docker logs ${2:+--timestamps --since "$2"} "$1" 2>&1; }
+docker_exit_words() { app_docker inspect -f 'exit code {{.State.ExitCode}}, OOM killed {{.State.OOMKilled}}' "$1" 2>/dev/null; }
+docker_data_dir() { echo "$WORK/db/$1"; }
+docker_remove() { app_docker rm -f -v "$1" >/dev/null 2>&1 || true; }
 
-# stack_stop CONTAINER: the one way the lab stops a stack (on the app's
-# engine; its /data volume there goes with it): SIGTERM, then
-# SIGKILL if it is still running after the 5 s docs/app.md allows (docker
-# stop -t 5; a container that already exited stops at once), then remove
-# it. Prints one line, a cause, when the app needed SIGKILL; the bench
-# ignores it, verify fails on it. A native app: native stop (the same 5 s,
-# then its group removed).
-stack_stop() {
+# docker_stop: docker stop -t 5 on the app's engine (a container that
+# already exited stops at once), then the container and its /data volume
+# there removed
+docker_stop() {
   local start ms code
-  native_mode && { native_stop "$1"; return 0; }
   start=$(date +%s%N)
   app_docker stop -t 5 "$1" >/dev/null 2>&1 || true
   ms=$((($(date +%s%N) - start) / 1000000))
