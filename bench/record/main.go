@@ -38,6 +38,8 @@
 //	               lateness over a window or step (upstream.go; no file when it
 //	               answered nothing then)
 //	record loadgen OUT --time FILE --cpus LIST         a window's loadgen.json
+//	record window  OUT --cpus LIST   a window's raw files from what its generator
+//	               left beside OUT (window.go)
 //	record resources OUT --boot-ms N --memory-idle B --memory-after B
 //	record rows OUT --before N --after N               a write window's rows.json
 //	record jobs OUT --done-before N --done-after N --backlog N --window-s S --after-s S
@@ -101,6 +103,8 @@ func main() {
 		err = engine(dir, args)
 	case "loadgen":
 		err = loadgen(dir, args)
+	case "window":
+		os.Exit(windowCmd(dir, args, os.Stderr))
 	case "step":
 		err = step(dir, args)
 	case "timeline":

@@ -88,25 +88,11 @@ window_finish() {
   return "$rc"
 }
 
-# window_record OUT: OUT's .loadgen.json, and its .latency.jsonl from the
-# answers oha stored (the stored file then goes); false when the generator's
-# CPU time could not be recorded
-window_record() {
-  local rc=0 out=$1
-  lab_tool record loadgen "${out%.json}.loadgen.json" --time "$out.time" --cpus "$LOADGEN_CPUS" || ((rc)) || rc=1
-  rm -f "$out.time"
-  if [[ -f "$out.start" ]]; then
-    if [[ -s "$out.db" ]]; then
-      lab_tool record timeline "${out%.json}.latency.jsonl" --oha-db "$out.db" --start-unix-ns "$(cat "$out.start")" ||
-        note "bench: ${out#"$RUN_DIR"/}: its latency timeline could not be written (see the line above)"
-    fi
-    rm -f "$out.db" "$out.start"
-  fi
-  # oha says where it stored the answers; nothing else on stderr means no error
-  sed -i '/^Storing results to /d' "$out.stderr" 2>/dev/null || true
-  [[ -s "$out.stderr" ]] || rm -f "$out.stderr"
-  return "$rc"
-}
+# window_record OUT: OUT's .loadgen.json and, for a measured window, its
+# .latency.jsonl from what the generator left beside it (record window:
+# the scratch files then go); false when the generator's CPU time could
+# not be recorded
+window_record() { lab_tool record window "$1" --cpus "$LOADGEN_CPUS"; }
 
 # memory_read FILE: append the container's memory now (RSS apart from page
 # cache, as bench/cgsample reads its cgroup) to FILE, read beside the app
@@ -360,40 +346,39 @@ canary_read() {
 }
 
 # sampler_check RUN ROW WINDOW DIR: once per run, on the run's first row
-# (plan schedule's sampler step), measure the study's sampler_check window again with no sampler
-# (<window>.nosampler.json: the timeline and hiccup meters on), then with
-# the sampler but no latency timeline and no hiccup meters
-# (<window>.notimeline.json), then with everything on again
+# (plan schedule's sampler step), measure the study's sampler_check
+# window again with no sampler (<window>.nosampler.json: the timeline and
+# hiccup meters on), then with the sampler but no latency timeline and no
+# hiccup meters (<window>.notimeline.json), then with everything on again
 # (<window>.recheck.json), so the summary can show what each kind of
 # watching costs in req/s, within the same run, against the mean of the
-# windows with it on either side.
+# windows with it on either side (the windows after a measured one run
+# on a warmer app).
 sampler_check() {
-  local run=$1 row=$2 w=$3 dir=$4
+  local run=$1 row=$2 w=$3 dir=$4 t0
   container_running "$CONTAINER" || return 0
-  local t0
   t0=$(eta_now)
   note "bench: run $run · $row $w again without the cgroup sampler, then without the latency timeline and hiccup meters (their cost)"
   oha_window "$WORK/warmup.json" "$WARMUP" "$WORK/plan/$w.oha" || true
-  hiccup_start "$WORK/check"
-  window_start "$dir/$w.nosampler.json" "$DURATION" "$WORK/plan/$w.oha" timeline
-  window_finish "$BG_PID" "$dir/$w.nosampler.json" || true
-  hiccup_stop
-  rm -f "$dir/$w.nosampler.latency.jsonl"
-  sampler_start "$WORK/check.cgroup.jsonl"
-  window_start "$dir/$w.notimeline.json" "$DURATION" "$WORK/plan/$w.oha"
-  window_finish "$BG_PID" "$dir/$w.notimeline.json" || true
-  sampler_stop
-  # and once more with everything on: the windows after a measured one
-  # run on a warmer app, so each cost is taken against the mean of the
-  # measured window and this one, around the two without
-  sampler_start "$WORK/check.cgroup.jsonl"
-  hiccup_start "$WORK/check"
-  window_start "$dir/$w.recheck.json" "$DURATION" "$WORK/plan/$w.oha" timeline
-  window_finish "$BG_PID" "$dir/$w.recheck.json" || true
-  hiccup_stop
-  sampler_stop
-  rm -f "$WORK"/check.* "$dir/$w.recheck.latency.jsonl"
+  window_with "$dir/$w.nosampler.json" "$WORK/plan/$w.oha" hiccup timeline
+  window_with "$dir/$w.notimeline.json" "$WORK/plan/$w.oha" sampler
+  window_with "$dir/$w.recheck.json" "$WORK/plan/$w.oha" sampler hiccup timeline
   eta_done sampler "$t0"
+}
+
+# window_with OUT ARGS_FILE INSTRUMENT...: one more window of ARGS_FILE's
+# load into OUT with only the instruments named (sampler, hiccup,
+# timeline: oha's store of every answer), what watching costs read
+# against a measured window; none of their records is kept
+window_with() {
+  local out=$1 load=$2 on=" ${*:3} "
+  [[ "$on" != *" sampler "* ]] || sampler_start "$WORK/check.cgroup.jsonl"
+  [[ "$on" != *" hiccup "* ]] || hiccup_start "$WORK/check"
+  window_start "$out" "$DURATION" "$load" "$([[ "$on" == *" timeline "* ]] && echo timeline)"
+  window_finish "$BG_PID" "$out" || true
+  hiccup_stop
+  sampler_stop
+  rm -f "$WORK"/check.* "${out%.json}.latency.jsonl"
 }
 
 # sampler_interval: SAMPLER_MIN_MS, longer for long windows: about

@@ -76,30 +76,11 @@ paired_plan() {
 # each against the measured slice.
 paired_without() {
   container_running "$CONTAINER" || return 0
-  local out
   case "${PAIRED_CHECK:-all}" in
-    timeline)
-      out="$3/$2.notimeline.json"
-      sampler_start "$WORK/check.cgroup.jsonl"
-      window_start "$out" "$DURATION" "$PLAN/$2.oha"
-      window_finish "$BG_PID" "$out" || true
-      sampler_stop
-      ;;
-    hiccup)
-      out="$3/$2.nohiccup.json"
-      sampler_start "$WORK/check.cgroup.jsonl"
-      window_start "$out" "$DURATION" "$PLAN/$2.oha" timeline
-      window_finish "$BG_PID" "$out" || true
-      sampler_stop
-      rm -f "$3/$2.nohiccup.latency.jsonl"
-      ;;
-    *)
-      out="$3/$2.nosampler.json"
-      window_start "$out" "$DURATION" "$PLAN/$2.oha"
-      window_finish "$BG_PID" "$out" || true
-      ;;
+    timeline) window_with "$3/$2.notimeline.json" "$PLAN/$2.oha" sampler ;;
+    hiccup) window_with "$3/$2.nohiccup.json" "$PLAN/$2.oha" sampler timeline ;;
+    *) window_with "$3/$2.nosampler.json" "$PLAN/$2.oha" ;;
   esac
-  rm -f "$WORK"/check.*
 }
 
 # paired_fail ROW REASON WINDOW...: the row's windows of every slice failed
