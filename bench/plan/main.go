@@ -44,8 +44,9 @@
 //	    the bench profile NAME (analysis/profile) as NAME=VALUE lines for
 //	    the bench's bash
 //	plan ramp|targets|vegeta STUDY ID ...
-//	    a capacity case's next step, its request mix and the generator's
-//	    arguments (ramp.go)
+//	    a capacity case's next step (RAMP_KEY=VALUE lines: the step, its
+//	    rate or users, a cooldown, restart or trim; or the stop and the
+//	    verdict), its request mix and the generator's arguments (ramp.go)
 //	plan k6 STUDY --url BASE (--vus N --duration D | --stages D:N,...)
 //	    the k6 script of the study's [[flow]]s (k6.go)
 //

@@ -72,37 +72,38 @@ func rampNext(path string, args []string, out io.Writer) error {
 	}
 	for _, s := range steps {
 		if !s.Measured() {
-			fmt.Fprintf(out, "stop step %d was not measured: %s\nrefused the ramp stopped at an unmeasured step\n", s.Target.Step, s.Failed)
+			fmt.Fprintf(out, "RAMP_STOP=step %d was not measured: %s\nRAMP_VERDICT=no capacity: the ramp stopped at an unmeasured step\n", s.Target.Step, s.Failed)
 			return nil
 		}
 	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	rs := results.RampSteps(steps)
 	next := ramp.Decide(c, rs)
 	if !next.Stop {
-		fmt.Fprintf(out, "step %d\nrate %s\nmax_steps %d\n", len(rs)+1, strconv.FormatFloat(next.Rate, 'f', -1, 64), c.Ramp.MaxSteps)
+		fmt.Fprintf(out, "RAMP_STEP=%d\nRAMP_RATE=%s\nRAMP_MAX_STEPS=%d\n", len(rs)+1, num(next.Rate), c.Ramp.MaxSteps)
 		if c.Ramp.Users {
 			// the users' count, and how long the whole step runs
-			fmt.Fprintf(out, "users %s\nmeasure_s %s\nstep_s %s\n", strconv.FormatFloat(next.Rate, 'f', -1, 64), strconv.FormatFloat(c.Ramp.StepS, 'f', -1, 64),
-				strconv.FormatFloat(c.Ramp.LeadS+c.Ramp.StepS+k6script.TailS(c.Ramp.TimeoutS), 'f', -1, 64))
+			fmt.Fprintf(out, "RAMP_USERS=%s\nRAMP_MEASURE_S=%s\nRAMP_STEP_S=%s\n", num(next.Rate), num(c.Ramp.StepS),
+				num(c.Ramp.LeadS+c.Ramp.StepS+k6script.TailS(c.Ramp.TimeoutS)))
 		}
 		if next.Why != "" {
-			fmt.Fprintf(out, "why %s\n", next.Why)
+			fmt.Fprintf(out, "RAMP_WHY=%s\n", next.Why)
 		}
 		if next.Restart != "" {
-			fmt.Fprintf(out, "restart %s\n", next.Restart)
+			fmt.Fprintf(out, "RAMP_RESTART=%s\n", next.Restart)
 		} else if next.Cooldown {
-			fmt.Fprintln(out, "cooldown yes")
+			fmt.Fprintln(out, "RAMP_COOLDOWN=yes")
 		}
 		if next.Trim {
-			fmt.Fprintln(out, "trim yes")
+			fmt.Fprintln(out, "RAMP_TRIM=yes")
 		}
 		return nil
 	}
-	fmt.Fprintf(out, "stop %s\n", next.Reason)
+	fmt.Fprintf(out, "RAMP_STOP=%s\n", next.Reason)
 	if cp := ramp.Of(c, rs); cp.Refused != "" {
-		fmt.Fprintf(out, "refused %s\n", cp.Refused)
+		fmt.Fprintf(out, "RAMP_VERDICT=no capacity: %s\n", cp.Refused)
 	} else {
-		fmt.Fprintf(out, "capacity %s %s\n", strconv.FormatFloat(cp.Rate, 'f', -1, 64), c.Ramp.Unit())
+		fmt.Fprintf(out, "RAMP_VERDICT=capacity %s %s\n", num(cp.Rate), c.Ramp.Unit())
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestPlanCapacity(t *testing.T) {
 		t.Errorf("window:\n%s", got)
 	}
 	dir := filepath.Join(t.TempDir(), "capacity")
-	if got := plan(t, "ramp", capacityStudy, "capacity", "--dir", dir); got != "step 1\nrate 200\nmax_steps 16\ntrim yes\n" { // the mix writes: each step starts on the seeded rows
+	if got := plan(t, "ramp", capacityStudy, "capacity", "--dir", dir); got != "RAMP_STEP=1\nRAMP_RATE=200\nRAMP_MAX_STEPS=16\nRAMP_TRIM=yes\n" { // the mix writes: each step starts on the seeded rows
 		t.Errorf("first step %q", got)
 	}
 	lines := strings.Split(strings.TrimSpace(plan(t, "targets", capacityStudy, "capacity", "--lane", "main", "--url", "http://127.0.0.1:24080")), "\n")

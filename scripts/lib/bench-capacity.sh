@@ -102,48 +102,33 @@ vegeta_step() {
 
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
-  local run=$1 row=$2 w=$3 sdir="$4/$3" key value step rate most="" stop="" verdict="" why cool restart trim warm
-  local users measure span unit after
+  local run=$1 row=$2 w=$3 sdir="$4/$3" base warm unit after
   mkdir -p "$sdir"
   while true; do
-    step="" rate="" why="" cool="" restart="" trim="" warm=$WARMUP users="" span=$((WARMUP + ${LEAD_IN_S:-0} + DURATION))
-    while read -r key value; do
-      case "$key" in
-        step) step=$value ;;
-        rate) rate=$value ;;
-        max_steps) most=$value ;;
-        why) why=$value ;;
-        cooldown) cool=$value ;;
-        restart) restart=$value ;;
-        trim) trim=$value ;;
-        stop) stop=$value ;;
-        users) users=$value ;;
-        measure_s) measure=$value ;;
-        step_s) span=$value ;;
-        capacity) verdict="capacity $value" ;;
-        refused) verdict="no capacity: $value" ;;
-      esac
-    done < <(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")
-    [[ -z "$stop" ]] || break
-    [[ -n "$step" && -n "$rate" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
+    RAMP_STEP="" RAMP_RATE="" RAMP_MAX_STEPS="" RAMP_WHY="" RAMP_COOLDOWN="" RAMP_RESTART="" RAMP_TRIM="" RAMP_STOP="" RAMP_VERDICT=""
+    RAMP_USERS="" RAMP_MEASURE_S="" RAMP_STEP_S=$((WARMUP + ${LEAD_IN_S:-0} + DURATION))
+    assign_lines "$(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")"
+    [[ -z "$RAMP_STOP" ]] || break
+    [[ -n "$RAMP_STEP" && -n "$RAMP_RATE" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
     # what a step counts, and what ramp_restart writes of the step after a restart
-    unit="req/s" after="then warmed up ${WARMUP_MAX_S} s at the step's rate"
-    [[ -z "$users" ]] || unit="users" after="then the step's own lead-in"
-    note "bench: run $run · $row $w step $step (of at most $most, $span s each): $rate $unit${why:+ ($why)}"
-    if [[ -n "$restart" ]]; then
-      ramp_restart "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" "$restart" || return 0
+    unit="req/s" after="then warmed up ${WARMUP_MAX_S} s at the step's rate" warm=$WARMUP
+    [[ -z "$RAMP_USERS" ]] || unit="users" after="then the step's own lead-in"
+    base="$sdir/$(printf 'step-%02d' "$RAMP_STEP")"
+    note "bench: run $run · $row $w step $RAMP_STEP (of at most $RAMP_MAX_STEPS, $RAMP_STEP_S s each): $RAMP_RATE $unit${RAMP_WHY:+ ($RAMP_WHY)}"
+    if [[ -n "$RAMP_RESTART" ]]; then
+      ramp_restart "$run" "$row" "$base" "$RAMP_RESTART" || return 0
       warm=$WARMUP_MAX_S
-    elif [[ "$cool" == yes ]]; then
-      ramp_cooldown "$run" "$row" "$sdir/$(printf 'step-%02d' "$step")" || return 0
-      [[ ! -e "$sdir/$(printf 'step-%02d' "$step").restart" ]] || warm=$WARMUP_MAX_S
+    elif [[ "$RAMP_COOLDOWN" == yes ]]; then
+      ramp_cooldown "$run" "$row" "$base" || return 0
+      [[ ! -e "$base.restart" ]] || warm=$WARMUP_MAX_S
     fi
-    if [[ -n "$users" ]]; then
-      users_step "$run" "$row" "$w" "$sdir" "$step" "$users" "$measure" "$trim" || return 0
+    if [[ -n "$RAMP_USERS" ]]; then
+      users_step "$run" "$row" "$w" "$sdir" "$RAMP_STEP" "$RAMP_USERS" "$RAMP_MEASURE_S" "$RAMP_TRIM" || return 0
     else
-      ramp_step "$run" "$row" "$w" "$sdir" "$step" "$rate" "$warm" "$trim" || return 0
+      ramp_step "$run" "$row" "$w" "$sdir" "$RAMP_STEP" "$RAMP_RATE" "$warm" "$RAMP_TRIM" || return 0
     fi
   done
-  note "bench: run $run · $row $w: stopped ($stop); $verdict"
+  note "bench: run $run · $row $w: stopped ($RAMP_STOP); $RAMP_VERDICT"
 }
 
 # ports_settle: wait while too many of this machine's sockets are in
