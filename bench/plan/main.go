@@ -2,7 +2,7 @@
 // reads the study file itself (package study owns the format).
 //
 //	plan describe STUDY --lab-root DIR [--stacks a,b] [--connections N] [--extra-stacks DIR]
-//	    checks the study and its stacks; prints "key value" lines: study,
+//	    checks the study, its stacks and its build variants' arguments; prints "key value" lines: study,
 //	    hash, stacks_dir, sampler_check, paired_check, upstream, headroom, checks, for a size study
 //	    "size_runs PROFILE N" and "size_build 0|1", then "row ROW STACK",
 //	    "env ROW KEY=VALUE", "build ROW KEY=VALUE" (a variant's build
@@ -234,6 +234,32 @@ func describe(path string, args []string, out io.Writer) error {
 	}
 	if len(rows) == 0 {
 		return &study.Error{Path: path, Key: key, Msg: "no stacks to run"}
+	}
+	// A build variant's arguments are checked here, before anything is
+	// built: only names its stack's BUILD_ARGS declares reach its
+	// build-image, and the native mode builds each stack with none.
+	lab := stackenv.Lab{Root: *root, Extra: dirs[1:]}
+	for _, r := range rows {
+		v := s.Variant(r)
+		if v == nil || len(v.Build) == 0 {
+			continue
+		}
+		vkey := "variant " + r
+		if *native {
+			return &study.Error{Path: path, Key: vkey, Msg: "it has build arguments: the native mode builds each stack as its native-build does, with none"}
+		}
+		st, err := lab.Read(v.Stack)
+		if err != nil {
+			return err
+		}
+		var lines []string
+		for k, val := range v.Build {
+			lines = append(lines, k+"="+val)
+		}
+		sort.Strings(lines)
+		if p := st.BuildArgsProblem(lines); p != "" {
+			return &study.Error{Path: path, Key: vkey, Msg: p}
+		}
 	}
 	fmt.Fprintf(out, "study %s\nhash %s\n", s.Name, s.Hash())
 	for _, r := range leftOut {

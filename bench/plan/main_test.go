@@ -270,3 +270,22 @@ func TestSignedInWindow(t *testing.T) {
 		t.Errorf("signin: exit %d, %q", code, out)
 	}
 }
+
+// A build variant may set only what its stack's BUILD_ARGS declares, and
+// none natively: describe refuses it in one line naming the variant.
+func TestDescribeBuildArgs(t *testing.T) {
+	study := filepath.Join(t.TempDir(), "badbuild.toml")
+	body := "stacks = [\"go-nethttp[race]\"]\n\n[[variant]]\nstack = \"go-nethttp\"\nname = \"race\"\nbuild = { GOFLAGS = \"-race\" }\n\n[[case]]\nname = \"items\"\npath = \"/items\"\n"
+	if err := os.WriteFile(study, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runPlan("describe", study, "--lab-root", "../..")
+	if code != 2 || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, "badbuild.toml: variant go-nethttp[race]: stacks/go-nethttp takes the build arguments CGO_CFLAGS (BUILD_ARGS in its stack.env), not GOFLAGS") {
+		t.Errorf("undeclared: exit %d %q", code, errs)
+	}
+	code, _, errs = runPlan("describe", "../../stacks/go-nethttp/optimizing.toml", "--lab-root", "../..", "--native", "--stacks", "go-nethttp[O0]")
+	if code != 2 || !strings.Contains(errs, "variant go-nethttp[O0]: it has build arguments: the native mode") {
+		t.Errorf("native: exit %d %q", code, errs)
+	}
+}

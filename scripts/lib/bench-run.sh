@@ -147,13 +147,6 @@ bench_prepare() {
     pg_role_check
     needed+=(postgres)
   fi
-  local problem
-  for r in "${ROWS[@]}"; do
-    [[ -n "${ROW_BUILD[$r]:-}" ]] || continue
-    native_mode && bad "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r has build arguments: the native mode builds each stack as its native-build does, with none"
-    problem=$(build_args_problem "$(row_stack "$r")" "${ROW_BUILD[$r]}")
-    [[ -z "$problem" ]] || die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: variant $r: $problem"
-  done
   # A profile with late_images (quick) measures each stack as soon as its image is ready:
   # what is built is measured first, and a missing image is built just
   # before its stack's first session (late_image), so a first look at a
