@@ -495,13 +495,8 @@ pg_role_start() {
 }
 
 # The mock upstream runs for the whole bench on its own CPUs, on its own
-# engine when the profile gives it one (UPSTREAM_ENGINE: its image copied
-# there first).
+# engine when the profile gives it one (UPSTREAM_ENGINE).
 upstream_start() {
-  if [[ -n "${ROLE_UPSTREAM_ENGINE:-}" ]]; then
-    engine_image "$ROLE_UPSTREAM_ENGINE" "$(require_image upstream)" ||
-      die "bench: the mock upstream's image could not be copied to its engine $ROLE_UPSTREAM_ENGINE (UPSTREAM_ENGINE)"
-  fi
   upstream_run "stacklab-$BENCH_ID-upstream" "$UPSTREAM_PORT" --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"
   confine_record "$RUN_DIR" upstream "stacklab-$BENCH_ID-upstream" "${ROLE_UPSTREAM_ENGINE:-}" ||
     note "bench: could not record the upstream's confinement"
@@ -534,12 +529,8 @@ generator_headroom() {
   lab_tool plan headroom "$STUDY_FILE" --connections "$CONNECTIONS" --url "$url" >"$WORK/plan/headroom.oha" ||
     { note "bench: run $1: no generator headroom (plan headroom, above)"; return 0; }
   role_port_free app "$APP_PORT" "the generator's headroom (the stub in the app's place)"
-  if app_remote && ! engine_image "$ROLE_APP_ENGINE" "$(require_image upstream)"; then
-    note "bench: run $1: the stub's image could not be copied to the app's engine; this run has no generator headroom"
-    return 0
-  fi
   note "bench: run $1 · the generator's headroom: oha against a stub in the app's place ($((WARMUP + DURATION)) s)"
-  if ! UPSTREAM_ON=${ROLE_APP_ENGINE:-} upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=stub --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT" ||
+  if ! upstream_start_container app "$name" "$APP_CPUS" "$APP_PORT" -e MODE=stub --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT" ||
     ! wait_up "$url/delay?ms=0" 30 >/dev/null; then
     note "bench: run $1: the stub did not answer in the app's place; this run has no generator headroom"
     app_docker rm -f "$name" >/dev/null 2>&1 || true
@@ -563,7 +554,7 @@ network_path() {
   local out="$RUN_DIR/raw/run-$1/netpath.json" name="stacklab-$BENCH_ID-echo" addr rc=0
   addr="${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
   role_port_free app "$APP_PORT" "the network path check (the echo in the app's place)"
-  if ! UPSTREAM_ON=${ROLE_APP_ENGINE:-} upstream_start_container "$name" "$APP_CPUS" "$APP_PORT" -e MODE=echo --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"; then
+  if ! upstream_start_container app "$name" "$APP_CPUS" "$APP_PORT" -e MODE=echo --label "stacklab.bench=$BENCH_ID" --label "stacklab.root=$LAB_ROOT"; then
     note "bench: run $1: the echo did not start in the app's place; this run has no network path check"
     app_docker rm -f "$name" >/dev/null 2>&1 || true
     return 0

@@ -9,13 +9,13 @@ source "$LAB_ROOT/scripts/lib/postgres.sh"
 
 # upstream_run CONTAINER PORT [DOCKER_ARGS...]: the mock upstream on its
 # CPUs, confined like the stacks (scripts/lib/stack.sh), on its role's
-# engine (ROLE_UPSTREAM_ENGINE: unset, the bench's own), answering at its
-# role's address
+# engine (UPSTREAM_ENGINE, its image copied there; unset, the bench's
+# own), answering at its role's address
 upstream_run() {
   local name=$1 port=$2 addr=${ROLE_UPSTREAM_ADDR:-127.0.0.1}
   shift 2
   role_port_free upstream "$port" "the mock upstream"
-  UPSTREAM_ON=${ROLE_UPSTREAM_ENGINE:-} upstream_start_container "$name" "$UPSTREAM_CPUS" "$port" "$@" ||
+  upstream_start_container upstream "$name" "$UPSTREAM_CPUS" "$port" "$@" ||
     die "could not start the mock upstream${ROLE_UPSTREAM_ENGINE:+ on its engine $ROLE_UPSTREAM_ENGINE}"
   wait_up "http://$addr:$port/delay?ms=0" 30 >/dev/null ||
     die "the mock upstream did not answer on $addr:$port"

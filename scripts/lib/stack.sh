@@ -107,19 +107,23 @@ stack_start() {
   app_docker inspect -f '{{.Id}}' "$container"
 }
 
-# upstream_start_container CONTAINER CPUS PORT: the mock upstream (the lab's
-# own image), confined like a stack but with no /data at all, on the
-# engine UPSTREAM_ON names (scripts/lib/engine.sh; unset: the bench's own,
-# where its image must be; on another, the caller copied it there). Extra
-# arguments go to docker run.
+# upstream_start_container ROLE CONTAINER CPUS PORT: the mock upstream
+# (the lab's own image), confined like a stack but with no /data at all,
+# on ROLE's engine (scripts/lib/engine.sh: the mock's own, or the app's
+# when it stands in the app's place), its image copied there first when
+# that engine lacks it. Extra arguments go to docker run.
 upstream_start_container() {
-  local container=$1 cpus=$2 port=$3 tag confine CONFINE via=(docker)
-  shift 3
+  local role=$1 container=$2 cpus=$3 port=$4 tag confine CONFINE engine
+  shift 4
   tag=$(require_image upstream)
+  engine=$(role_engine "$role")
+  if [[ -n "$engine" ]] && ! engine_image "$engine" "$tag"; then
+    note "could not copy $tag to $(role_words "$role")'s engine $engine"
+    return 1
+  fi
   confine=$(confine_flags) || return 1
   confine_split "$confine"
-  [[ -n "${UPSTREAM_ON:-}" ]] && via=(engine_docker "$UPSTREAM_ON")
-  "${via[@]}" run -d --name "$container" --label stacklab=1 "$@" --network host --cpuset-cpus "$cpus" \
+  engine_docker "$engine" run -d --name "$container" --label stacklab=1 "$@" --network host --cpuset-cpus "$cpus" \
     ${CONFINE[@]+"${CONFINE[@]}"} -e PORT="$port" "$tag" >/dev/null
 }
 
