@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"stacklab/analysis/manifest"
@@ -164,7 +164,7 @@ func buildVariant(name string) bool { return strings.Contains(name, "[") }
 // gatherPlan names, sorted, the run's images a re-run builds and checks,
 // the tools it builds first, and a note for each image it leaves unchecked.
 func gatherPlan(m *manifest.Manifest) (images, tools, notes []string) {
-	for _, name := range sortedKeys(m.Images) {
+	for _, name := range slices.Sorted(maps.Keys(m.Images)) {
 		if buildVariant(name) {
 			notes = append(notes, fmt.Sprintf("rerun: image %s is a build variant's: the re-run builds it from the study, unchecked against the run's %s",
 				name, head(m.Images[name].ID, 19)))
@@ -327,15 +327,6 @@ func readFacts(path string) (hostFacts, error) {
 		return have, fmt.Errorf("%s: %w", path, err)
 	}
 	return have, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // head is s's first n bytes, as bash's ${s:0:n}.
