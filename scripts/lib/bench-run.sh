@@ -72,14 +72,6 @@ cleanup() {
   exit "$rc"
 }
 
-# kill_tree PID: TERM a background job and everything it started (oha runs
-# two subshells below the job the bench remembers).
-kill_tree() {
-  local child
-  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
-  kill -TERM "$1" 2>/dev/null || true
-}
-
 on_signal() {
   INTERRUPTED=$1
   note "bench: $1 received, cleaning up"

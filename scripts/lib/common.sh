@@ -15,6 +15,15 @@ bad() { # bad MESSAGE: bad input (a flag, a file): one line on stderr, exit 2
 
 note() { echo "$*" >&2; }
 
+# kill_tree PID: TERM a background job and everything it started (oha
+# runs under a subshell, its runner and taskset below the job the caller
+# remembers)
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill -TERM "$1" 2>/dev/null || true
+}
+
 # pinned KEY: the version versions.json pins for KEY (a unique key anywhere
 # in the file, e.g. oha, just, go, docker.io). Read with sed, not jq: the
 # bootstrap needs it before any tool is installed.
