@@ -251,7 +251,7 @@ check_row() {
   stack=$(row_stack "$row")
   : >"$dir/verify.txt"
   if [[ "$(contract "$stack")" == app && -x "$(lab_tool_path verify)" ]]; then
-    verify_app "$row" "$APP_PORT" "$(row_db_target "$row" "$DB_DIR")" "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
+    verify_app "$row" "$APP_PORT" "$DB_DIR" "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" "$dir/verify.txt" "$dir/verify.parity.json" || rc=1
   fi
   if ((HAS_CHECKS)); then
     lab_tool plan checks "$STUDY_FILE" --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT" >>"$dir/verify.txt" 2>&1 || rc=1

@@ -73,44 +73,24 @@ app_ready() {
   wait_up "http://${ROLE_APP_ADDR:-127.0.0.1}:$2$(ready_path "$(row_stack "$1")")" "$3"
 }
 
-# verify_app STACK PORT DB UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's docs/app.md
-# checks against the running app, its report to OUT, its verdict as a row
-# record (formats/verdict) to verify.verdict.json beside OUT, and each route's answer
-# as captured on the wire to answers.json beside OUT. /bench/pragmas is
-# sampled under writers at the host profile's connections, the write case's.
+# verify_app ROW PORT DATA_DIR UPSTREAM_URL OUT [SNAPSHOT]: bench/verify's
+# docs/app.md checks against the running app, run for the app's role
+# beside it (role_tool: on the sampler's CPUs, on this machine or in a
+# container on the app's engine that shares the app's /data and uid, so
+# they read its database, DATA_DIR here, as it is written); its report to
+# OUT, its verdict as a row record (formats/verdict) to
+# verify.verdict.json beside OUT, and each route's answer as captured on
+# the wire to answers.json beside OUT. /bench/pragmas is sampled under
+# writers at the host profile's connections, the write case's.
 verify_app() {
-  local snap=() dir
-  [[ -n "${6:-}" ]] && snap=(-snapshot "$6")
+  local dir db keep=() snap=()
   dir=$(dirname "$5")
-  local db=(-db "$3")
-  [[ "$3" == postgres://* ]] && db=(-db-url "$3")
-  if app_remote && [[ "$3" != postgres://* ]]; then
-    verify_app_remote "$@"
-    return
-  fi
-  "$(lab_tool_path verify)" -stack "$1" -url "http://127.0.0.1:$2" "${db[@]}" -upstream "$4" "${snap[@]}" \
-    -write-concurrency "${CONNECTIONS:-32}" -record "$dir/verify.verdict.json" -answers "$dir/answers.json" >"$5" 2>&1
+  db=$(row_db_target "$1" @DATA)
+  [[ -z "${6:-}" ]] || snap=(-snapshot @snap) keep=(--keep "snap=$6")
+  DB_DIR=$3 role_tool app "$ROLE_SAMPLER_CPUS" - --data --keep "verdict=$dir/verify.verdict.json" --keep "answers=$dir/answers.json" \
+    ${keep[@]+"${keep[@]}"} -- verify -stack "$1" -url "http://127.0.0.1:$2" "$([[ "$db" == postgres://* ]] && echo -db-url || echo -db)" "$db" \
+    -upstream "$4" ${snap[@]+"${snap[@]}"} -write-concurrency "${CONNECTIONS:-32}" -record @verdict -answers @answers >"$5" 2>&1
 }
-
-# verify_app_remote: verify_app for an app on an engine of its own: the
-# checks run beside it, in a container on its engine that shares its
-# /data volume and its uid (they read its database as it is written),
-# pinned to the app's CPUs before any window; their files come back.
-verify_app_remote() {
-  local name="stacklab-$BENCH_ID-verify-$RANDOM" dir rc=0 f snap=()
-  dir=$(dirname "$5")
-  [[ -n "${6:-}" ]] && snap=(-snapshot /tmp/snapshot.json)
-  local APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
-  LOADGEN_KEEP=1 role_run app "$APP_CPUS" "$name" -- verify -stack "$1" -url "http://127.0.0.1:$2" -db /data/app.db -upstream "$4" "${snap[@]}" \
-    -write-concurrency "${CONNECTIONS:-32}" -record /tmp/verdict.json -answers /tmp/answers.json >"$5" 2>&1 || rc=$?
-  for f in verdict.json:verify.verdict.json answers.json:answers.json; do
-    app_docker cp "$name:/tmp/${f%%:*}" "$dir/${f#*:}" >/dev/null 2>&1 || true
-  done
-  [[ -n "${6:-}" ]] && { app_docker cp "$name:/tmp/snapshot.json" "$6" >/dev/null 2>&1 || true; }
-  app_docker rm -f "$name" >/dev/null 2>&1 || true
-  return "$rc"
-}
-
 
 # study_file NAME|PATH: the study file a --study names (a path, or
 # studies/NAME.toml), or one line listing the studies there are
