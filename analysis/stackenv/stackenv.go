@@ -273,6 +273,40 @@ func (s *Stack) Has(key string) bool {
 // Words is a words key's value split on white space.
 func (s *Stack) Words(key string) []string { return strings.Fields(s.Values[key]) }
 
+// BuildOrder is names and what each is built on (its DEPENDS, and theirs),
+// dependencies first, each once: the order images are built in.
+func (l Lab) BuildOrder(names []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	var add func(name string, path []string) error
+	add = func(name string, path []string) error {
+		if seen[name] {
+			return nil
+		}
+		if slices.Contains(path, name) {
+			return bad("%s: DEPENDS runs in a circle (%s)", name, strings.Join(append(path, name), " -> "))
+		}
+		s, err := l.Read(name)
+		if err != nil {
+			return err
+		}
+		for _, d := range s.Words("DEPENDS") {
+			if err := add(d, append(path, name)); err != nil {
+				return err
+			}
+		}
+		seen[name] = true
+		out = append(out, name)
+		return nil
+	}
+	for _, n := range names {
+		if err := add(n, nil); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Contract is what the stack is held to: CONTRACT when stated, else "none"
 // for an image of the user's own (IMAGE: only the study's per-case checks
 // apply), else "app" (docs/app.md, checked by bench/verify). The one

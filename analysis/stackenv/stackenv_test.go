@@ -345,3 +345,27 @@ func TestAppEnv(t *testing.T) {
 		}
 	}
 }
+
+// Images build in dependency order, each once; a circle of DEPENDS is one
+// line naming it.
+func TestBuildOrder(t *testing.T) {
+	root := t.TempDir()
+	for name, deps := range map[string]string{"base": "", "app": "base", "other": "base app", "loop1": "loop2", "loop2": "loop1"} {
+		dir := filepath.Join(root, "stacks", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := "STACK_NAME=" + name + "\nDEPENDS=\"" + deps + "\"\n"
+		if err := os.WriteFile(filepath.Join(dir, "stack.env"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lab := Lab{Root: root}
+	got, err := lab.BuildOrder([]string{"other", "app"})
+	if err != nil || strings.Join(got, " ") != "base app other" {
+		t.Errorf("got %v, %v; want base app other", got, err)
+	}
+	if _, err := lab.BuildOrder([]string{"loop1"}); err == nil || !strings.Contains(err.Error(), "loop1 -> loop2 -> loop1") {
+		t.Errorf("a circle: %v", err)
+	}
+}

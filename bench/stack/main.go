@@ -2,7 +2,10 @@
 // no script sources a stack.env or decides which folders are stacks
 // (package stackenv owns both):
 //
-//	stack [--lab-root DIR] [--extra-stacks DIR] names
+//	stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...
+//	    NAME... and what each is built on (DEPENDS), dependencies first,
+//	    each once: the order scripts/images builds them in
+//	stack ... names
 //	    the stacks, one a line (base and upstream are not stacks)
 //	stack ... check NAME
 //	    nothing when NAME is one of the stacks; else one line and exit 2
@@ -52,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -64,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1}
+	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -86,12 +89,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if rest[0] == "app-env" && len(rest) == 6 {
 		n = 5 // the data folder, when not a container's /data
 	}
+	if n == -1 && len(rest) > 1 {
+		n = len(rest) - 1 // one name or more
+	}
 	if len(rest)-1 != n {
 		fmt.Fprintf(stderr, "stack %s: takes %d arguments (%s)\n", rest[0], n, usage)
 		return 2
 	}
 	var err error
 	switch rest[0] {
+	case "build-order":
+		var order []string
+		if order, err = lab.BuildOrder(rest[1:]); err == nil {
+			for _, name := range order {
+				fmt.Fprintln(stdout, name)
+			}
+		}
 	case "names":
 		for _, s := range lab.Names() {
 			fmt.Fprintln(stdout, s)
