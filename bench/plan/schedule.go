@@ -107,7 +107,7 @@ func (w Walk) RunSteps(n int, only []string) []Step {
 // at the end.
 func (w Walk) PairedSteps(runs int) ([]Step, error) {
 	if len(w.Rows) < 2 {
-		return nil, fmt.Errorf("the paired profile compares rows: the study runs %d (give two or more with --stacks)", len(w.Rows))
+		return nil, fmt.Errorf("the paired profile compares rows: it runs %d (give two or more with --stacks)", len(w.Rows))
 	}
 	var steps []Step
 	if w.ceilings() {
@@ -185,7 +185,7 @@ func scheduleCmd(path string, args []string, out io.Writer) error {
 	var steps []Step
 	if *paired {
 		if steps, err = w.PairedSteps(*runs); err != nil {
-			return &usageError{err.Error()}
+			return &study.Error{Path: path, Msg: err.Error()}
 		}
 	} else {
 		steps = w.RunSteps(*n, list(*only))

@@ -88,7 +88,7 @@ func TestSchedulePaired(t *testing.T) {
 		}
 	}
 	// one row is nothing to pair; a ramp is not a closed-loop case
-	if code, _, errs := runPlan("schedule", "../../studies/io.toml", "--rows", "a", "--paired", "--runs", "2"); code != 2 || !strings.Contains(errs, "compares rows") {
+	if code, _, errs := runPlan("schedule", "../../studies/io.toml", "--rows", "a", "--paired", "--runs", "2"); code != 2 || !strings.Contains(errs, "io.toml: the paired profile compares rows: it runs 1") {
 		t.Errorf("one row: exit %d %s", code, errs)
 	}
 	if code, _, errs := runPlan("schedule", "../../studies/capacity.toml", "--rows", "a,b", "--paired", "--runs", "2"); code != 2 || !strings.Contains(errs, "capacity ramp") {

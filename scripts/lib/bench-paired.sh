@@ -161,8 +161,7 @@ pair_stop() {
 
 bench_paired_main() {
   local k
-  # (Go refuses one row, or a capacity ramp, here)
-  schedule --paired --runs "$RUNS"
+  # (its steps: scripts/bench asked plan schedule before the bench began)
   paired_plan
   eta_start --paired
   ((NEEDS_UPSTREAM)) && upstream_start

@@ -289,7 +289,8 @@ schedule() {
   late=$(IFS=,; echo "${LATE_STACKS[*]}")
   out=$(lab_tool plan schedule "$STUDY_FILE" --rows "$(IFS=,; echo "${ROWS[*]}")" --connections "$CONNECTIONS" ${late:+--late "$late"} \
     --sampler-check "$( ((SAMPLER)) && echo "$SAMPLER_CHECK")" "$@" 2>&1) || rc=$?
-  ((rc == 0)) || die "bench: ${out#plan schedule: }"
+  out=${out#plan schedule: }
+  ((rc == 0)) || bad "bench: ${out#"$LAB_ROOT"/}"
   mapfile -t STEPS <<<"$out"
 }
 
