@@ -314,20 +314,20 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		}
 		return n, nil
 	}
-	want := map[string]int{"left": 0, "first": 0, "phases": 0, "done": 2, "skip": 2, "add-runs": 1, "add-rows": 1, "row-done": 3, "per-run": 1, "left-of": 1}
+	want := map[string]int{"left": 0, "first": 0, "phases": 0, "done": 2, "skip": 2, "add-runs": 1, "add-rows": 1, "row-done": 3}
 	if len(args) == 0 {
-		return "", false, fmt.Errorf("want a subcommand (left, first, phases, done, skip, add-runs, add-rows, row-done, per-run, left-of)")
+		return "", false, fmt.Errorf("want a subcommand (left, first, phases, done, skip, add-runs, add-rows, row-done)")
 	}
 	n, ok := want[args[0]]
 	if !ok {
-		return "", false, fmt.Errorf("unknown subcommand %q (left, first, phases, done, skip, add-runs, add-rows, row-done, per-run, left-of)", args[0])
+		return "", false, fmt.Errorf("unknown subcommand %q (left, first, phases, done, skip, add-runs, add-rows, row-done)", args[0])
 	}
 	if len(args)-1 != n {
 		return "", false, fmt.Errorf("%s takes %d arguments", args[0], n)
 	}
 	var nums []int64
 	for i, a := range args[1:] {
-		if (args[0] == "done" || args[0] == "skip" || args[0] == "per-run" || args[0] == "left-of") && i == 0 {
+		if (args[0] == "done" || args[0] == "skip") && i == 0 {
 			if !isKind(a) {
 				return "", false, fmt.Errorf("%q is not a phase (%s)", a, strings.Join(Kinds, ", "))
 			}
@@ -350,10 +350,6 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 			fmt.Fprintf(&b, "%s=%d:%d\n", k, e.N[k], e.SumMs[k])
 		}
 		return strings.TrimSuffix(b.String(), "\n"), false, nil
-	case "per-run":
-		return strconv.Itoa(e.PerRun[args[1]]), false, nil
-	case "left-of":
-		return strconv.Itoa(e.Left[args[1]]), false, nil
 	case "done":
 		e.Done(args[1], nums[0])
 	case "skip":

@@ -2,6 +2,8 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -81,31 +83,42 @@ func TestETACommands(t *testing.T) {
 	if err := Plan(Schedule{Rows: 1, Runs: 1, DurationS: 5, Windows: []WindowFacts{{}}}).Save(path); err != nil {
 		t.Fatal(err)
 	}
+	// (left: what the state holds still to do of KIND, or a run's PerRun)
 	for _, c := range []struct {
 		args []string
 		out  string
+		left string // KIND=N: e.Left[KIND] after the call; "run KIND=N": e.PerRun
 	}{
-		{[]string{"per-run", "window"}, "1"},
-		{[]string{"done", "boot", "2000"}, ""},
-		{[]string{"left-of", "boot"}, "0"},
-		{[]string{"add-runs", "1"}, ""},
-		{[]string{"left-of", "boot"}, "1"},
-		{[]string{"add-rows", "2"}, ""},
-		{[]string{"left-of", "boot"}, "3"},
-		{[]string{"left-of", "window"}, "4"},
-		{[]string{"phases"}, "quiet=0:0\nceilings=0:0\nheadroom=0:0\nboot=1:2000\nwarmup=0:0\nwindow=0:0\nrestart=0:0\nsampler=0:0\nstop=0:0"},
+		{nil, "", "run window=1"},
+		{[]string{"done", "boot", "2000"}, "", "boot=0"},
+		{[]string{"add-runs", "1"}, "", "boot=1"},
+		{[]string{"add-rows", "2"}, "", "boot=3"},
+		{nil, "", "window=4"},
+		{[]string{"phases"}, "quiet=0:0\nceilings=0:0\nheadroom=0:0\nboot=1:2000\nwarmup=0:0\nwindow=0:0\nrestart=0:0\nsampler=0:0\nstop=0:0", ""},
 	} {
 		e, err := Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, changed, err := e.Command(c.args)
-		if err != nil || out != c.out {
-			t.Errorf("%v: %q %v, want %q", c.args, out, err, c.out)
+		if c.args != nil {
+			out, changed, err := e.Command(c.args)
+			if err != nil || out != c.out {
+				t.Errorf("%v: %q %v, want %q", c.args, out, err, c.out)
+			}
+			if changed {
+				if err := e.Save(path); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
-		if changed {
-			if err := e.Save(path); err != nil {
-				t.Fatal(err)
+		if c.left != "" {
+			of, kv := e.Left, c.left
+			if k, ok := strings.CutPrefix(kv, "run "); ok {
+				of, kv = e.PerRun, k
+			}
+			k, n, _ := strings.Cut(kv, "=")
+			if got := strconv.Itoa(of[k]); got != n {
+				t.Errorf("after %v: %s is %s, want %s", c.args, k, got, n)
 			}
 		}
 	}

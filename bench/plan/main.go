@@ -28,7 +28,7 @@
 //	    the study's per-case response checks against a running stack, one
 //	    line each; exit 1 when one fails
 //	plan schedule STUDY --rows a,b (--run N [--late a,b] [--only a,b] | --paired --runs N)
-//	                    [--sampler-check W] [--connections N]
+//	                    [--sampler-check W] [--sampler 0|1] [--connections N]
 //	    the steps of run N (or of a whole paired bench) as the bench walks
 //	    them, one "KIND RUN ROW WINDOW" a line (schedule.go)
 //	plan size-left RUN ROW --runs N --took ROW=S,... ROW...
@@ -38,8 +38,8 @@
 //	    prints the line the bench shows ("2 run(s) of 9 row(s) × 4
 //	    window(s), about 3m05s")
 //	plan eta FILE left|first|phases|done KIND MS|skip KIND N|add-runs N|add-rows N|
-//	              row-done WINDOWS RESTARTS WARMUPS|per-run KIND|left-of KIND
-//	    the time left, a phase measured or dropped, what a run holds
+//	              row-done WINDOWS RESTARTS WARMUPS
+//	    the time left, a phase measured or dropped
 //	plan profile NAME
 //	    the bench profile NAME (analysis/profile) as NAME=VALUE lines for
 //	    the bench's bash

@@ -150,7 +150,7 @@ func (w Walk) PairedSteps(runs int) ([]Step, error) {
 
 // scheduleCmd prints a schedule, one step a line:
 // plan schedule STUDY --rows a,b (--run N [--late a,b] [--only a,b] | --paired --runs N)
-// [--sampler-check W] [--connections N]
+// [--sampler-check W] [--sampler 0|1] [--connections N]
 func scheduleCmd(path string, args []string, out io.Writer) error {
 	fl := flag.NewFlagSet("schedule", flag.ContinueOnError)
 	rows := fl.String("rows", "", "the bench's rows, in the study's order, comma-separated")
@@ -160,6 +160,7 @@ func scheduleCmd(path string, args []string, out io.Writer) error {
 	paired := fl.Bool("paired", false, "the paired profile's whole schedule")
 	runs := fl.Int("runs", 0, "slices (paired)")
 	check := fl.String("sampler-check", "", "the window measured again for the sampler's cost")
+	sampler := fl.Int("sampler", 1, "1: the cgroup sampler runs (0: no check of its cost)")
 	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	if err := parseFlags("schedule", args, fl); err != nil {
 		return err
@@ -178,7 +179,10 @@ func scheduleCmd(path string, args []string, out io.Writer) error {
 		return err
 	}
 	ws := s.Windows(*conns)
-	w := Walk{Rows: list(*rows), Windows: ws, Late: map[string]bool{}, Check: *check, Headroom: Headroom(ws)}
+	w := Walk{Rows: list(*rows), Windows: ws, Late: map[string]bool{}, Headroom: Headroom(ws)}
+	if *sampler == 1 {
+		w.Check = *check
+	}
 	for _, r := range list(*late) {
 		w.Late[r] = true
 	}

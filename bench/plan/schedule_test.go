@@ -98,3 +98,11 @@ func TestSchedulePaired(t *testing.T) {
 		t.Errorf("no --run: exit %d, want 2", code)
 	}
 }
+
+// With the sampler off there is no cost of it to measure: no sampler step.
+func TestScheduleSamplerOff(t *testing.T) {
+	code, out, _ := runPlan("schedule", "../../studies/io.toml", "--rows", "a,b", "--run", "1", "--sampler-check", "write", "--sampler", "0")
+	if code != 0 || strings.Contains(out, "sampler") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

@@ -490,15 +490,12 @@ var finishDir string
 func finish(m *manifest.Manifest, args []string) error {
 	fl := flag.NewFlagSet("record finish", flag.ContinueOnError)
 	incomplete := fl.String("incomplete", "", "why the run did not complete")
-	ifOpen := fl.Bool("if-open", false, "only a manifest no bench closed (a dead bench's): say \"closed\" when it was")
+	ifOpen := fl.Bool("if-open", false, "only a manifest no bench closed (a dead bench's); a closed one is left as it is")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
-	if *ifOpen {
-		if m.EndedAt != "" {
-			return errUnchanged
-		}
-		fmt.Println("closed")
+	if *ifOpen && m.EndedAt != "" {
+		return errUnchanged
 	}
 	m.EndedAt = time.Now().UTC().Format(time.RFC3339)
 	m.Complete = *incomplete == ""

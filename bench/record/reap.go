@@ -32,7 +32,6 @@ import (
 	"strings"
 	"syscall"
 
-	"stacklab/analysis/manifest"
 	"stacklab/analysis/results"
 )
 
@@ -143,7 +142,7 @@ func closeDead(dir, ownerLine string) (bool, error) {
 		return false, nil
 	}
 	finishDir = dir
-	err := update(dir, []string{"--incomplete", "the bench writing it died before closing it (" + ownerLine + ")"}, finishIfOpen)
+	err := update(dir, []string{"--incomplete", "the bench writing it died before closing it (" + ownerLine + ")", "--if-open"}, finish)
 	if errors.Is(err, errUnchanged) {
 		return false, nil
 	}
@@ -176,13 +175,4 @@ func lockHolders(root string, self int, out io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// finishIfOpen is finish for a manifest no bench closed; a closed one is
-// left as it is.
-func finishIfOpen(m *manifest.Manifest, args []string) error {
-	if m.EndedAt != "" {
-		return errUnchanged
-	}
-	return finish(m, args)
 }

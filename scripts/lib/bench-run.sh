@@ -288,7 +288,7 @@ schedule() {
   local late out rc=0
   late=$(IFS=,; echo "${LATE_STACKS[*]}")
   out=$(lab_tool plan schedule "$STUDY_FILE" --rows "$(IFS=,; echo "${ROWS[*]}")" --connections "$CONNECTIONS" ${late:+--late "$late"} \
-    --sampler-check "$( ((SAMPLER)) && echo "$SAMPLER_CHECK")" "$@" 2>&1) || rc=$?
+    --sampler-check "$SAMPLER_CHECK" --sampler "$SAMPLER" "$@" 2>&1) || rc=$?
   out=${out#plan schedule: }
   ((rc == 0)) || bad "bench: ${out#"$LAB_ROOT"/}"
   mapfile -t STEPS <<<"$out"
