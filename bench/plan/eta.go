@@ -1,29 +1,33 @@
 package main
 
-// The bench's schedule and its time left, decided here and nowhere else:
-// how many phases of each kind a run goes through (the quiet-host wait,
-// the ceiling windows, the generator's headroom, each row's boot and checks, its warm-ups and
-// windows, the restarts of fresh_db windows, the sampler check, the
-// stop), which windows get a warm-up of their own, and what the phases
-// still to do should take: the mean of those of their kind measured so
-// far, a guess until one was. The bench (scripts/lib/bench-eta.sh) runs
-// each phase, times it and tells plan eta; the state lives in a JSON file
-// of the bench's scratch folder between calls. Plain integer arithmetic,
-// as the bench's bash had it, so the estimates it printed are unchanged.
+// The bench's time left, decided here and nowhere else. What is left is
+// plan schedule's own steps (schedule.go), not a second description of a
+// run: each step still to walk, costed as the phases it goes through (a
+// sequential window's restart for a fresh_db case and its warm-up as
+// plan window says, then the window itself), each phase at the mean of
+// those of its kind measured so far, a guess until one was; beside the
+// steps, the quiet-host waits still to come (one before each run, or one
+// before a paired bench's first slice). The bench (scripts/lib/bench-eta.sh)
+// times each phase and tells plan eta, ends each step it walked and drops
+// the steps of a row that is out; the state lives in a JSON file of the
+// bench's scratch folder between calls. Plain integer arithmetic.
 
 import (
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
+	"stacklab/analysis/ramp"
+	"stacklab/analysis/study"
+	"stacklab/bench/k6script"
 	"stacklab/formats/rawfile"
 )
 
-// Kinds are the phases of a bench, in the order the ETA sums them and
-// record timing keeps them.
+// Kinds are the phases of a bench, in the order record timing keeps them.
 var Kinds = []string{"quiet", "ceilings", "headroom", "boot", "warmup", "window", "restart", "sampler", "stop"}
 
 // What a phase takes, the guesses until one of its kind is measured in
@@ -45,8 +49,8 @@ const (
 	guessHeadroomMs    = 4000 // the headroom's beyond its warm-up and window: the stub started and stopped, then the network path check (an echo started, 2 s of stream, stopped)
 	guessRampStepOver  = 500  // a ramp step's beyond its warm-up and window
 	guessRampSteps     = 10   // a ramp's steps when plan gave no guess
-	// The paired profile: every row up at once, each boot and restart
-	// with its warm-up in it, 2 s slices alternating.
+	// The paired profile: every row up at once, 2 s slices alternating,
+	// each row's warm-up a slice of the warm-up's length.
 	pairedBootMs      = 2000
 	pairedRestartMs   = 1500
 	pairedWindowOver  = 400
@@ -55,11 +59,8 @@ const (
 	pairedSamplerOver = 400
 )
 
-// Schedule is what the ETA counts: the bench's rows and runs, the
-// profile's lengths, and each window's facts from the study.
-type Schedule struct {
-	Paired        bool
-	Rows, Runs    int
+// Pace is what the profile and the host say of a bench's lengths.
+type Pace struct {
 	WarmupS       int
 	DurationS     int
 	WarmEach      bool // every window warms up (else a container's first only)
@@ -68,18 +69,31 @@ type Schedule struct {
 	QuietTimeoutS int
 	QuietLoad     float64 // the gate's load average
 	Load1         float64 // the host's 1-minute load now
-	SamplerCheck  bool    // a window measured again without the sampler, once a run
-	Headroom      bool    // the generator's headroom, once a run (headroom.go)
-	Windows       []WindowFacts
 }
 
-// WindowFacts are the facts of one window the schedule needs.
+// WindowFacts are the facts of one window the ETA costs it by.
 type WindowFacts struct {
 	FreshDB, Ceiling, Ramp bool
 	RampSteps              int
 	// UsersStepMs is a users ramp's step: its lead-in, measured span and
 	// tail (0 for a rate ramp, whose step is a warm-up and a window).
 	UsersStepMs int64
+	// Warm: a sequential bench warms the app up before this window (WarmBefore)
+	Warm bool `json:",omitempty"`
+	// GuessMs is the window's own time until one of its id is measured.
+	GuessMs int64 `json:",omitempty"`
+}
+
+// factsOf is the facts of a study's window.
+func factsOf(w study.Window) WindowFacts {
+	f := WindowFacts{FreshDB: w.Case.FreshDB, Ceiling: w.Case.Ceiling, Ramp: w.Case.Ramp != nil}
+	if f.Ramp {
+		f.RampSteps = ramp.Expected(w.Case.Ramp)
+	}
+	if r := w.Case.Ramp; r != nil && r.Users {
+		f.UsersStepMs = int64((r.LeadS + r.StepS + k6script.TailS(r.TimeoutS)) * 1000)
+	}
+	return f
 }
 
 // WarmBefore says whether a window gets a warm-up of its own: every
@@ -89,23 +103,33 @@ func WarmBefore(w WindowFacts, first, warmEach bool) bool {
 	return !w.Ramp && (warmEach || first)
 }
 
-// ETA is the bench's account of its phases: those of each kind a run has
-// (PerRun), those still to do (Left), those measured (N, SumMs) and the
-// guesses (GuessMs).
+// ETA is the bench's account: the steps still to walk (Left) and the
+// quiet waits still to come, what the phases of each kind took so far (N,
+// SumMs; a window's by its id too: a ramp is not a closed-loop window) and
+// the guesses. What the schedule was made from is kept, so that a run or
+// rows measured again are added as plan schedule walks them.
 type ETA struct {
-	PerRun        map[string]int   `json:"per_run"`
-	Left          map[string]int   `json:"left"`
-	N             map[string]int   `json:"n"`
-	SumMs         map[string]int64 `json:"sum_ms"`
-	GuessMs       map[string]int64 `json:"guess_ms"`
-	WarmupsPerRow int              `json:"warmups_per_row"`
-	FreshPerRow   int              `json:"fresh_per_row"`
-	WindowsPerRow int              `json:"windows_per_row"`
-	FirstS        int64            `json:"first_s"`
+	Study       string                 `json:"study"`
+	Connections int                    `json:"connections"`
+	Rows        []string               `json:"rows"`
+	Late        []string               `json:"late,omitempty"`
+	Check       string                 `json:"sampler_check,omitempty"`
+	Paired      bool                   `json:"paired,omitempty"`
+	QuietGate   bool                   `json:"quiet_gate,omitempty"`
+	Windows     map[string]WindowFacts `json:"windows"`
+	Left        []Step                 `json:"left"`
+	QuietLeft   int                    `json:"quiet_left"`
+	N           map[string]int         `json:"n"`
+	SumMs       map[string]int64       `json:"sum_ms"`
+	WinN        map[string]int         `json:"window_n"`
+	WinSumMs    map[string]int64       `json:"window_sum_ms"`
+	GuessMs     map[string]int64       `json:"guess_ms"`
+	FirstS      int64                  `json:"first_s"`
 }
 
 func newETA() *ETA {
-	return &ETA{PerRun: map[string]int{}, Left: map[string]int{}, N: map[string]int{}, SumMs: map[string]int64{}, GuessMs: map[string]int64{}}
+	return &ETA{Windows: map[string]WindowFacts{}, N: map[string]int{}, SumMs: map[string]int64{},
+		WinN: map[string]int{}, WinSumMs: map[string]int64{}, GuessMs: map[string]int64{}}
 }
 
 func b2i(v bool) int {
@@ -119,168 +143,182 @@ func b2i(v bool) int {
 // average now: the 1-minute load decays by e^(-t/60) on an idle host, so
 // from L above the gate G it takes 60·ln(L/G) s to get under it, then the
 // gate's quiet seconds under it; never more than the gate's timeout.
-func QuietGuessMs(s Schedule) int64 {
-	if !s.QuietGate {
+func QuietGuessMs(p Pace) int64 {
+	if !p.QuietGate {
 		return 0
 	}
-	sec := float64(s.QuietForS + 1)
-	if s.Load1 >= s.QuietLoad && s.QuietLoad > 0 {
-		sec += 60 * math.Log(s.Load1/s.QuietLoad)
+	sec := float64(p.QuietForS + 1)
+	if p.Load1 >= p.QuietLoad && p.QuietLoad > 0 {
+		sec += 60 * math.Log(p.Load1/p.QuietLoad)
 	}
-	if sec > float64(s.QuietTimeoutS+1) {
-		sec = float64(s.QuietTimeoutS + 1)
+	if sec > float64(p.QuietTimeoutS+1) {
+		sec = float64(p.QuietTimeoutS + 1)
 	}
 	return int64(sec * 1000)
 }
 
-// Plan counts the schedule's phases and sets the guesses.
-func Plan(s Schedule) *ETA {
-	if s.Paired {
-		return planPaired(s)
-	}
+// Start is the ETA of a bench of runs runs (slices, paired) of w's
+// schedule at pace p: every step plan schedule gives, costed.
+func Start(w Walk, p Pace, runs int, paired bool) (*ETA, error) {
 	e := newETA()
-	ceilings, fresh, warmups := 0, 0, 0
-	for i, w := range s.Windows {
-		ceilings += b2i(w.Ceiling)
-		fresh += b2i(w.FreshDB)
-		if WarmBefore(w, i == 0 || w.FreshDB, s.WarmEach) {
-			warmups++
-		}
+	e.Rows, e.Check, e.Paired, e.QuietGate = w.Rows, w.Check, paired, p.QuietGate
+	for r := range w.Late {
+		e.Late = append(e.Late, r)
 	}
-	rows, nw := s.Rows, len(s.Windows)
-	e.WarmupsPerRow, e.FreshPerRow, e.WindowsPerRow = warmups, fresh, nw
-	e.PerRun = map[string]int{"quiet": b2i(s.QuietGate), "ceilings": b2i(ceilings > 0), "headroom": b2i(s.Headroom), "boot": rows, "warmup": rows * warmups,
-		"window": rows * nw, "restart": rows * fresh, "sampler": b2i(s.SamplerCheck), "stop": rows}
-	warm := int64(s.WarmupS*1000 + guessWarmupOverMs)
-	steady := int64(max(s.WarmupS, guessSteadyS)*1000 + guessWarmupOverMs)
-	win := int64(s.DurationS*1000 + guessWindowOverMs)
-	var all int64
-	for _, w := range s.Windows {
-		if w.Ramp {
-			steps := w.RampSteps
+	slices.Sort(e.Late)
+	e.guess(w.Windows, p)
+	if paired {
+		steps, err := w.PairedSteps(runs)
+		if err != nil {
+			return nil, err
+		}
+		e.Left, e.QuietLeft = steps, b2i(p.QuietGate)
+	} else {
+		for n := 1; n <= runs; n++ {
+			e.Left = append(e.Left, w.RunSteps(n, nil)...)
+		}
+		e.QuietLeft = runs * b2i(p.QuietGate)
+	}
+	e.FirstS = e.LeftS()
+	return e, nil
+}
+
+// guess sets each window's facts and every phase's guess.
+func (e *ETA) guess(ws []study.Window, p Pace) {
+	warm := int64(p.WarmupS*1000 + guessWarmupOverMs)
+	win := int64(p.DurationS*1000 + guessWindowOverMs)
+	ceilings := 0
+	for i, w := range ws {
+		f := factsOf(w)
+		ceilings += b2i(f.Ceiling)
+		f.Warm = WarmBefore(f, i == 0 || f.FreshDB, p.WarmEach)
+		f.GuessMs = win
+		if e.Paired {
+			f.GuessMs = int64(p.DurationS*1000 + pairedWindowOver)
+		}
+		if f.Ramp {
+			steps, step := int64(f.RampSteps), warm+win
 			if steps == 0 {
 				steps = guessRampSteps
 			}
-			step := warm + win
-			if w.UsersStepMs > 0 {
-				step = w.UsersStepMs
+			if f.UsersStepMs > 0 {
+				step = f.UsersStepMs
 			}
-			all += int64(steps) * (step + guessRampStepOver)
-		} else {
-			all += win
+			f.GuessMs = steps * (step + guessRampStepOver)
 		}
+		e.Windows[w.ID] = f
 	}
-	window := int64(0)
-	if nw > 0 {
-		window = all / int64(nw)
+	if e.Paired {
+		e.GuessMs = map[string]int64{"quiet": int64(p.QuietForS+1) * 1000, "boot": pairedBootMs, "restart": pairedRestartMs,
+			"warmup": int64(p.WarmupS*1000 + pairedWindowOver), "stop": pairedStopMs,
+			"ceilings": int64(ceilings) * int64(p.DurationS*1000+pairedCeilingOver), "sampler": int64(p.DurationS*1000 + pairedSamplerOver)}
+		return
 	}
-	e.GuessMs = map[string]int64{"quiet": QuietGuessMs(s), "ceilings": int64(ceilings) * int64(s.DurationS*1000+guessCeilingOverMs),
-		"headroom": int64((s.WarmupS+s.DurationS)*1000 + guessHeadroomMs),
-		"boot":     guessBootMs, "warmup": steady, "window": window, "restart": guessRestartMs, "sampler": warm + 3*win, "stop": guessStopMs}
-	e.AddRuns(s.Runs)
-	return e
+	e.GuessMs = map[string]int64{"quiet": QuietGuessMs(p), "ceilings": int64(ceilings) * int64(p.DurationS*1000+guessCeilingOverMs),
+		"headroom": int64((p.WarmupS+p.DurationS)*1000 + guessHeadroomMs), "boot": guessBootMs,
+		"warmup": int64(max(p.WarmupS, guessSteadyS)*1000 + guessWarmupOverMs), "restart": guessRestartMs,
+		"sampler": warm + 3*win, "stop": guessStopMs}
 }
 
-// planPaired: one quiet wait, each row booted once and restarted for each
-// later fresh_db case (its warm-up counted in), RUNS slices of every row
-// in every case plus each row's warm-up slice per case, one stop each.
-// No headroom: its rows are up at once, so there is no moment before a
-// run's first row for the mock to stand where an app stands.
-func planPaired(s Schedule) *ETA {
-	e := newETA()
-	rows, nw := s.Rows, len(s.Windows)
-	later, ceilings := 0, 0
-	for _, w := range s.Windows {
-		later += b2i(w.FreshDB)
-		ceilings = max(ceilings, b2i(w.Ceiling))
+// mean is what a phase of kind should take: the mean of those measured,
+// else the guess.
+func (e *ETA) mean(kind string) int64 {
+	if e.N[kind] > 0 {
+		return e.SumMs[kind] / int64(e.N[kind])
 	}
-	if nw > 0 && s.Windows[0].FreshDB {
-		later--
-	}
-	e.WindowsPerRow = nw
-	e.PerRun = map[string]int{"window": rows * nw}
-	e.GuessMs = map[string]int64{"quiet": int64(s.QuietForS+1) * 1000, "boot": int64(pairedBootMs + s.WarmupS*1000),
-		"restart": int64(pairedRestartMs + s.WarmupS*1000), "window": int64(s.DurationS*1000 + pairedWindowOver), "stop": pairedStopMs,
-		"ceilings": int64(s.DurationS*1000 + pairedCeilingOver), "sampler": int64(s.DurationS*1000 + pairedSamplerOver)}
-	e.AddRuns(s.Runs)
-	e.Left["window"] += rows * nw
-	if s.SamplerCheck {
-		e.Left["sampler"] = s.Runs
-	}
-	e.Left["ceilings"], e.Left["quiet"], e.Left["boot"], e.Left["restart"], e.Left["stop"] = ceilings, b2i(s.QuietGate), rows, rows*later, rows
-	return e
+	return e.GuessMs[kind]
 }
 
-// AddRuns: n more runs' phases to do (the plan, or a run measured again).
-func (e *ETA) AddRuns(n int) {
-	for _, k := range Kinds {
-		e.Left[k] += n * e.PerRun[k]
+// stepMs is what a step should take, its phases summed.
+func (e *ETA) stepMs(s Step) int64 {
+	if s.Kind != "window" {
+		return e.mean(s.Kind)
 	}
+	f := e.Windows[s.Window]
+	ms := f.GuessMs
+	if n := e.WinN[s.Window]; n > 0 {
+		ms = e.WinSumMs[s.Window] / int64(n)
+	}
+	if !e.Paired {
+		ms += int64(b2i(f.FreshDB))*e.mean("restart") + int64(b2i(f.Warm))*e.mean("warmup")
+	}
+	return ms
 }
 
-// AddRows: n rows' phases more to do (rows measured again at a run's end):
-// each a boot and a stop, its windows, warm-ups and restarts.
-func (e *ETA) AddRows(n int) {
-	e.Left["boot"] += n
-	e.Left["stop"] += n
-	e.Left["window"] += n * e.WindowsPerRow
-	e.Left["warmup"] += n * e.WarmupsPerRow
-	e.Left["restart"] += n * e.FreshPerRow
-}
-
-// Done: a phase of kind took ms.
-func (e *ETA) Done(kind string, ms int64) {
-	e.SumMs[kind] += ms
-	e.N[kind]++
-	e.Skip(kind, 1)
-}
-
-// Skip: n phases of kind will not happen (a row that failed).
-func (e *ETA) Skip(kind string, n int) {
-	e.Left[kind] -= n
-	if e.Left[kind] < 0 {
-		e.Left[kind] = 0
-	}
-}
-
-// RowDone: a row is over after windows windows, restarts restarts and
-// warmups warm-ups; those of its plan it did not get to will not happen.
-func (e *ETA) RowDone(windows, restarts, warmups int) {
-	if windows < e.WindowsPerRow {
-		e.Skip("window", e.WindowsPerRow-windows)
-	}
-	if restarts < e.FreshPerRow {
-		e.Skip("restart", e.FreshPerRow-restarts)
-	}
-	if warmups < e.WarmupsPerRow {
-		e.Skip("warmup", e.WarmupsPerRow-warmups)
-	}
-}
-
-// LeftS is the seconds the phases still to do should take.
+// LeftS is the seconds the steps still to walk and the quiet waits still
+// to come should take.
 func (e *ETA) LeftS() int64 {
-	var ms int64
-	for _, k := range Kinds {
-		mean := e.GuessMs[k]
-		if e.N[k] > 0 {
-			mean = e.SumMs[k] / int64(e.N[k])
-		}
-		ms += int64(e.Left[k]) * mean
+	ms := int64(e.QuietLeft) * e.mean("quiet")
+	for _, s := range e.Left {
+		ms += e.stepMs(s)
 	}
 	return ms / 1000
 }
 
+// Done: a phase of kind took ms (a window's: of window id).
+func (e *ETA) Done(kind string, ms int64, id string) {
+	e.SumMs[kind] += ms
+	e.N[kind]++
+	if kind == "window" && id != "" {
+		e.WinSumMs[id] += ms
+		e.WinN[id]++
+	}
+	if kind == "quiet" && e.QuietLeft > 0 {
+		e.QuietLeft--
+	}
+}
+
+// End: the bench walked step s (the first of Left that is s goes).
+func (e *ETA) End(s Step) {
+	if i := slices.Index(e.Left, s); i >= 0 {
+		e.Left = slices.Delete(e.Left, i, i+1)
+	}
+}
+
+// Drop: row is out (its app did not come up) in run: its steps of that
+// run, or of every slice in a paired bench, will not be walked.
+func (e *ETA) Drop(run int, row string) {
+	e.Left = slices.DeleteFunc(e.Left, func(s Step) bool { return s.Row == row && (e.Paired || s.Run == run) })
+}
+
+// walk is the schedule's maker again, from what the state kept.
+func (e *ETA) walk() (Walk, error) {
+	s, err := study.Load(e.Study)
+	if err != nil {
+		return Walk{}, err
+	}
+	ws := s.Windows(e.Connections)
+	w := Walk{Rows: e.Rows, Windows: ws, Late: map[string]bool{}, Check: e.Check, Headroom: Headroom(ws)}
+	for _, r := range e.Late {
+		w.Late[r] = true
+	}
+	return w, nil
+}
+
+// AddRun: run n is walked again (it was not quiet), its wait before it too.
+func (e *ETA) AddRun(n int) error {
+	w, err := e.walk()
+	if err != nil {
+		return err
+	}
+	e.Left = append(e.Left, w.RunSteps(n, nil)...)
+	e.QuietLeft += b2i(e.QuietGate)
+	return nil
+}
+
+// AddRows: rows of run n are measured again at its end, as plan schedule
+// --only walks them.
+func (e *ETA) AddRows(n int, rows []string) error {
+	w, err := e.walk()
+	if err != nil {
+		return err
+	}
+	e.Left = append(e.Left, w.RunSteps(n, rows)...)
+	return nil
+}
+
 // Fmt is seconds as the bench prints them: 3m05s.
 func Fmt(s int64) string { return fmt.Sprintf("%dm%02ds", s/60, s%60) }
-
-func isKind(k string) bool {
-	for _, x := range Kinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
 
 // Load reads the state file.
 func Load(path string) (*ETA, error) {
@@ -304,6 +342,9 @@ func (e *ETA) Save(path string) error {
 	return rawfile.Write(path, b)
 }
 
+// etaUsage is plan eta's subcommands.
+const etaUsage = "left, first, phases, done KIND MS [WINDOW], end STEP, drop RUN ROW, add-run N, add-rows N ROWS"
+
 // Command runs one of plan eta's subcommands on the state e; it says
 // whether e changed.
 func (e *ETA) Command(args []string) (out string, changed bool, err error) {
@@ -314,30 +355,16 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		}
 		return n, nil
 	}
-	want := map[string]int{"left": 0, "first": 0, "phases": 0, "done": 2, "skip": 2, "add-runs": 1, "add-rows": 1, "row-done": 3}
 	if len(args) == 0 {
-		return "", false, fmt.Errorf("want a subcommand (left, first, phases, done, skip, add-runs, add-rows, row-done)")
+		return "", false, fmt.Errorf("want a subcommand (%s)", etaUsage)
 	}
+	want := map[string][2]int{"left": {0, 0}, "first": {0, 0}, "phases": {0, 0}, "done": {2, 3}, "end": {4, 4}, "drop": {2, 2}, "add-run": {1, 1}, "add-rows": {2, 2}}
 	n, ok := want[args[0]]
 	if !ok {
-		return "", false, fmt.Errorf("unknown subcommand %q (left, first, phases, done, skip, add-runs, add-rows, row-done)", args[0])
+		return "", false, fmt.Errorf("unknown subcommand %q (%s)", args[0], etaUsage)
 	}
-	if len(args)-1 != n {
-		return "", false, fmt.Errorf("%s takes %d arguments", args[0], n)
-	}
-	var nums []int64
-	for i, a := range args[1:] {
-		if (args[0] == "done" || args[0] == "skip") && i == 0 {
-			if !isKind(a) {
-				return "", false, fmt.Errorf("%q is not a phase (%s)", a, strings.Join(Kinds, ", "))
-			}
-			continue
-		}
-		v, err := num(a)
-		if err != nil {
-			return "", false, err
-		}
-		nums = append(nums, v)
+	if len(args)-1 < n[0] || len(args)-1 > n[1] {
+		return "", false, fmt.Errorf("%s: wrong number of arguments (%s)", args[0], etaUsage)
 	}
 	switch args[0] {
 	case "left":
@@ -351,15 +378,44 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		}
 		return strings.TrimSuffix(b.String(), "\n"), false, nil
 	case "done":
-		e.Done(args[1], nums[0])
-	case "skip":
-		e.Skip(args[1], int(nums[0]))
-	case "add-runs":
-		e.AddRuns(int(nums[0]))
+		if !slices.Contains(Kinds, args[1]) {
+			return "", false, fmt.Errorf("%q is not a phase (%s)", args[1], strings.Join(Kinds, ", "))
+		}
+		ms, err := num(args[2])
+		if err != nil {
+			return "", false, err
+		}
+		e.Done(args[1], ms, strings.Join(args[3:], ""))
+	case "end":
+		run, err := num(args[2])
+		if err != nil {
+			return "", false, err
+		}
+		undash := func(v string) string {
+			if v == "-" {
+				return ""
+			}
+			return v
+		}
+		e.End(Step{Kind: args[1], Run: int(run), Row: undash(args[3]), Window: undash(args[4])})
+	case "drop":
+		run, err := num(args[1])
+		if err != nil {
+			return "", false, err
+		}
+		e.Drop(int(run), args[2])
+	case "add-run":
+		run, err := num(args[1])
+		if err != nil {
+			return "", false, err
+		}
+		return "", true, e.AddRun(int(run))
 	case "add-rows":
-		e.AddRows(int(nums[0]))
-	case "row-done":
-		e.RowDone(int(nums[0]), int(nums[1]), int(nums[2]))
+		run, err := num(args[1])
+		if err != nil {
+			return "", false, err
+		}
+		return "", true, e.AddRows(int(run), strings.Split(args[2], ","))
 	}
 	return "", true, nil
 }

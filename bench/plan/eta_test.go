@@ -2,128 +2,187 @@ package main
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"stacklab/analysis/study"
 )
 
-// The schedule counted and costed as the bench printed it before Go owned
-// it (checked against the old bash on every committed study): three rows,
-// two runs of the pages study's four windows, quick lengths.
-func TestETAPlan(t *testing.T) {
-	four := []WindowFacts{{}, {}, {}, {}}
-	s := Schedule{Rows: 3, Runs: 2, WarmupS: 1, DurationS: 5, WarmEach: true, SamplerCheck: true, Windows: four}
-	e := Plan(s)
-	// 6 boots × 2.6 s, 24 warm-ups × 5.04 s, 24 windows × 5.3 s, 6 stops
-	// × 0.15 s, 2 sampler checks × (1.04 + 3 × 5.3) s
-	if got := e.LeftS(); got != 298 {
-		t.Errorf("sequential first estimate %d s, want 298", got)
+// four plain windows, a to d, as a study of four closed-loop cases has them
+func fourWindows() []study.Window {
+	var ws []study.Window
+	for _, id := range []string{"a", "b", "c", "d"} {
+		ws = append(ws, study.Window{ID: id, Case: &study.Case{Name: id}})
 	}
-	e.Done("window", 5400)
-	e.Done("window", 5333)
-	if got := e.LeftS(); got != 289 { // 22 windows left at their mean so far, 5.366 s
-		t.Errorf("after two windows %d s", got)
+	return ws
+}
+
+// The schedule's own steps costed: three rows, two runs of four windows,
+// quick lengths, the sampler check on a.
+func TestETAStart(t *testing.T) {
+	w := Walk{Rows: []string{"x", "y", "z"}, Windows: fourWindows(), Check: "a"}
+	p := Pace{WarmupS: 1, DurationS: 5, WarmEach: true}
+	e, err := Start(w, p, 2, false)
+	if err != nil {
+		t.Fatal(err)
 	}
-	e.RowDone(1, 0, 0) // a row that stopped after one window
-	if e.Left["window"] != 22-3 || e.Left["warmup"] != 24-4 {
-		t.Errorf("after a failed row: %d windows, %d warm-ups left", e.Left["window"], e.Left["warmup"])
+	// 6 boots × 2.6 s, 24 windows × (a steady warm-up 5.04 s + 5.3 s),
+	// 6 stops × 0.15 s, 2 sampler checks × (1.04 + 3 × 5.3) s
+	if e.FirstS != 298 || len(e.Left) != 2*(3*(1+4+1)+1) {
+		t.Errorf("first estimate %d s over %d steps, want 298 s", e.FirstS, len(e.Left))
 	}
-	s.WarmEach = false
-	if got := Plan(s).PerRun["warmup"]; got != 3 {
-		t.Errorf("a container's first window only: %d warm-ups a run, want 3", got)
+	// run 1's first row boots in 2 s and its first window takes 5.4 s:
+	// the boots left at 2 s, the windows of id a at 5.4 s
+	e.Done("boot", 2000, "")
+	e.End(Step{Kind: "boot", Run: 1, Row: "x"})
+	e.Done("warmup", 5040, "")
+	e.Done("window", 5400, "a")
+	e.End(Step{Kind: "window", Run: 1, Row: "x", Window: "a"})
+	if got := e.LeftS(); got != 283 { // 5 boots at 2 s, 5 a windows at 5.4 s, 18 others at 5.3 s (each with its warm-up)
+		t.Errorf("after a boot and a window: %d s", got)
 	}
-	s.Windows = []WindowFacts{{}, {FreshDB: true}, {Ramp: true, RampSteps: 4}, {Ceiling: true}}
-	e = Plan(s)
-	if e.PerRun["restart"] != 3 || e.PerRun["warmup"] != 6 || e.PerRun["ceilings"] != 1 {
-		t.Errorf("per run: %v", e.PerRun)
+	// a row whose app did not come up: its steps of that run go, not of the next
+	before := len(e.Left)
+	e.Drop(1, "y")
+	if len(e.Left) != before-6 || !containsStep(e.Left, Step{Kind: "boot", Run: 2, Row: "y"}) {
+		t.Errorf("drop y in run 1: %d steps left of %d", len(e.Left), before)
 	}
-	// the generator's headroom: once a run, its warm-up and window and the
-	// mock's start and stop; never in the paired profile
-	s.Headroom = true
-	e = Plan(s)
-	if e.PerRun["headroom"] != 1 || e.GuessMs["headroom"] != 10000 {
-		t.Errorf("headroom: %d a run, guessed %d ms", e.PerRun["headroom"], e.GuessMs["headroom"])
+	// a container's first window only warms up; a fresh_db window is a
+	// restart and a container's first
+	ws := fourWindows()
+	ws[2].Case.FreshDB = true
+	w.Windows, p.WarmEach = ws, false
+	e, _ = Start(w, p, 1, false)
+	if f := e.Windows; !f["a"].Warm || f["b"].Warm || !f["c"].Warm || !f["c"].FreshDB || f["d"].Warm {
+		t.Errorf("warm-ups: %+v", f)
 	}
-	s.Paired = true
-	if got := Plan(s).Left["headroom"]; got != 0 {
-		t.Errorf("paired: %d headroom windows", got)
+	// a ramp: its guessed steps, each a warm-up and a window
+	ws[3].Case.Ramp = &study.Ramp{}
+	w.Windows = ws
+	e, _ = Start(w, p, 1, false)
+	if g := e.Windows["d"].GuessMs; g != guessRampSteps*(1040+5300+guessRampStepOver) {
+		t.Errorf("a ramp with no guess of its steps: %d ms", g)
 	}
-	// paired: every row up once, each row's warm-up slice per case, 2 s
-	// slices: 36 windows × 5.4 s, 3 boots × 3 s, 3 stops × 0.5 s, 2
-	// sampler checks × 5.4 s
-	s = Schedule{Paired: true, Rows: 3, Runs: 2, WarmupS: 1, DurationS: 5, SamplerCheck: true, Windows: four}
-	if got := Plan(s).LeftS(); got != 215 {
-		t.Errorf("paired first estimate %d s, want 215", got)
+}
+
+func containsStep(steps []Step, s Step) bool {
+	for _, x := range steps {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// paired: every row up once, each row's warm-up slice per case, then the
+// slices; no headroom.
+func TestETAPaired(t *testing.T) {
+	w := Walk{Rows: []string{"x", "y", "z"}, Windows: fourWindows(), Check: "a", Headroom: true}
+	e, err := Start(w, Pace{WarmupS: 1, DurationS: 5}, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 boots × 2 s, 12 warm-ups × 1.4 s, 24 slices × 5.4 s, 2 sampler
+	// checks × 5.4 s, 3 stops × 0.5 s
+	if e.FirstS != 164 {
+		t.Errorf("paired first estimate %d s, want 164", e.FirstS)
+	}
+	for _, s := range e.Left {
+		if s.Kind == "headroom" {
+			t.Errorf("paired: a headroom step")
+		}
+	}
+	// a row out in a paired bench is out of every slice
+	e.Drop(1, "y")
+	for _, s := range e.Left {
+		if s.Row == "y" {
+			t.Errorf("paired: %v left after y was dropped", s)
+		}
+	}
+	if _, err := Start(Walk{Rows: []string{"x"}, Windows: fourWindows()}, Pace{}, 2, true); err == nil {
+		t.Error("paired with one row: no error")
 	}
 }
 
 // The quiet gate's guess: its quiet seconds, plus the time the load takes
 // to decay under the gate, never past its timeout.
 func TestQuietGuess(t *testing.T) {
-	s := Schedule{QuietGate: true, QuietForS: 5, QuietTimeoutS: 60, QuietLoad: 2, Load1: 1}
-	if got := QuietGuessMs(s); got != 6000 {
+	p := Pace{QuietGate: true, QuietForS: 5, QuietTimeoutS: 60, QuietLoad: 2, Load1: 1}
+	if got := QuietGuessMs(p); got != 6000 {
 		t.Errorf("quiet host: %d ms", got)
 	}
-	s.Load1 = 4 // 60 ln 2 = 41.6 s
-	if got := QuietGuessMs(s); got != 47588 {
+	p.Load1 = 4 // 60 ln 2 = 41.6 s
+	if got := QuietGuessMs(p); got != 47588 {
 		t.Errorf("load 4: %d ms", got)
 	}
-	s.Load1 = 40
-	if got := QuietGuessMs(s); got != 61000 {
+	p.Load1 = 40
+	if got := QuietGuessMs(p); got != 61000 {
 		t.Errorf("load 40: %d ms, want the timeout's 61 s", got)
 	}
-	if got := QuietGuessMs(Schedule{Load1: 40}); got != 0 {
+	if got := QuietGuessMs(Pace{Load1: 40}); got != 0 {
 		t.Errorf("no gate: %d ms", got)
 	}
 }
 
-// The state survives between calls, and a bad call is refused.
+// Through the command as the bench calls it: the state survives between
+// calls, a run and rows walked again are plan schedule's steps, and a bad
+// call is refused.
 func TestETACommands(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "eta.json")
-	if err := Plan(Schedule{Rows: 1, Runs: 1, DurationS: 5, Windows: []WindowFacts{{}}}).Save(path); err != nil {
-		t.Fatal(err)
+	code, out, errs := runPlan("eta-start", "../../studies/io.toml", "--state", path, "--rows", "a,b", "--runs", "1",
+		"--warmup", "1", "--duration", "5", "--quiet-gate", "1", "--quiet-for", "5", "--quiet-timeout", "60", "--sampler-check", "write")
+	if code != 0 || !strings.HasPrefix(out, "1 run(s) of 2 row(s) × 4 window(s), about ") {
+		t.Fatalf("eta-start: exit %d, %q %s", code, out, errs)
 	}
-	// (left: what the state holds still to do of KIND, or a run's PerRun)
+	steps := func() int {
+		e, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(e.Left)
+	}
+	// ceilings, headroom, 2 × (boot, 4 windows, stop), the sampler check
+	if n := steps(); n != 15 {
+		t.Fatalf("%d steps planned, want 15", n)
+	}
 	for _, c := range []struct {
-		args []string
-		out  string
-		left string // KIND=N: e.Left[KIND] after the call; "run KIND=N": e.PerRun
+		args  []string
+		out   string
+		steps int
 	}{
-		{nil, "", "run window=1"},
-		{[]string{"done", "boot", "2000"}, "", "boot=0"},
-		{[]string{"add-runs", "1"}, "", "boot=1"},
-		{[]string{"add-rows", "2"}, "", "boot=3"},
-		{nil, "", "window=4"},
-		{[]string{"phases"}, "quiet=0:0\nceilings=0:0\nheadroom=0:0\nboot=1:2000\nwarmup=0:0\nwindow=0:0\nrestart=0:0\nsampler=0:0\nstop=0:0", ""},
+		{[]string{"done", "quiet", "6000"}, "", 15},
+		{[]string{"done", "boot", "2000"}, "", 15},
+		{[]string{"end", "boot", "1", "a", "-"}, "", 14},
+		{[]string{"end", "boot", "1", "a", "-"}, "", 14}, // walked already: nothing more goes
+		{[]string{"done", "window", "5400", "write"}, "", 14},
+		{[]string{"end", "window", "1", "a", "upstream"}, "", 13},
+		{[]string{"drop", "1", "b"}, "", 7},
+		{[]string{"add-run", "1"}, "", 22},
+		{[]string{"add-rows", "1", "b"}, "", 28},
+		{[]string{"phases"}, "quiet=1:6000\nceilings=0:0\nheadroom=0:0\nboot=1:2000\nwarmup=0:0\nwindow=1:5400\nrestart=0:0\nsampler=0:0\nstop=0:0", 28},
 	} {
 		e, err := Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.args != nil {
-			out, changed, err := e.Command(c.args)
-			if err != nil || out != c.out {
-				t.Errorf("%v: %q %v, want %q", c.args, out, err, c.out)
-			}
-			if changed {
-				if err := e.Save(path); err != nil {
-					t.Fatal(err)
-				}
+		got, changed, err := e.Command(c.args)
+		if err != nil || got != c.out {
+			t.Errorf("%v: %q %v, want %q", c.args, got, err, c.out)
+		}
+		if changed {
+			if err := e.Save(path); err != nil {
+				t.Fatal(err)
 			}
 		}
-		if c.left != "" {
-			of, kv := e.Left, c.left
-			if k, ok := strings.CutPrefix(kv, "run "); ok {
-				of, kv = e.PerRun, k
-			}
-			k, n, _ := strings.Cut(kv, "=")
-			if got := strconv.Itoa(of[k]); got != n {
-				t.Errorf("after %v: %s is %s, want %s", c.args, k, got, n)
-			}
+		if n := steps(); n != c.steps {
+			t.Errorf("after %v: %d steps left, want %d", c.args, n, c.steps)
 		}
 	}
 	e, _ := Load(path)
-	for _, bad := range [][]string{{"done", "lunch", "5"}, {"skip", "window", "-1"}, {"left", "x"}, {"nope"}} {
+	if e.QuietLeft != 1 {
+		t.Errorf("after a run walked again: %d quiet waits left, want its own", e.QuietLeft)
+	}
+	for _, bad := range [][]string{{"done", "lunch", "5"}, {"done", "window", "-1"}, {"left", "x"}, {"end", "boot"}, {"drop", "x", "a"}, {"nope"}} {
 		if _, _, err := e.Command(bad); err == nil {
 			t.Errorf("%v: no error", bad)
 		}

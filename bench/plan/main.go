@@ -33,13 +33,14 @@
 //	    them, one "KIND RUN ROW WINDOW" a line (schedule.go)
 //	plan size-left RUN ROW --runs N --took ROW=S,... ROW...
 //	    the size study's time left from ROW of RUN on, as run 1 took each row
-//	plan eta-start STUDY --state FILE --rows N --runs N ... (eta.go)
-//	    the bench's schedule counted and its first estimate, into FILE;
-//	    prints the line the bench shows ("2 run(s) of 9 row(s) × 4
-//	    window(s), about 3m05s")
-//	plan eta FILE left|first|phases|done KIND MS|skip KIND N|add-runs N|add-rows N|
-//	              row-done WINDOWS RESTARTS WARMUPS
-//	    the time left, a phase measured or dropped
+//	plan eta-start STUDY --state FILE --rows a,b --runs N [--paired] [schedule's flags] ... (eta.go)
+//	    every step of the bench's schedule (plan schedule's own), costed,
+//	    and its first estimate, into FILE; prints the line the bench shows
+//	    ("2 run(s) of 9 row(s) × 4 window(s), about 3m05s")
+//	plan eta FILE left|first|phases|done KIND MS [WINDOW]|end STEP|drop RUN ROW|
+//	              add-run N|add-rows N ROWS
+//	    the time left, a phase measured, a step walked, a row's steps
+//	    dropped, a run or rows walked again
 //	plan profile NAME
 //	    the bench profile NAME (analysis/profile) as NAME=VALUE lines for
 //	    the bench's bash
@@ -75,7 +76,6 @@ import (
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/stackenv"
 	"stacklab/analysis/study"
-	"stacklab/bench/k6script"
 	"stacklab/bench/websession"
 )
 
@@ -352,61 +352,50 @@ func stackDatabases(dirs []string, stack string) []string {
 
 func etaStart(path string, args []string, out io.Writer) error {
 	fl := flag.NewFlagSet("eta-start", flag.ContinueOnError)
+	wf := addWalkFlags(fl)
 	state := fl.String("state", "", "the ETA's state file (in the bench's scratch folder)")
-	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
-	var sc Schedule
-	fl.BoolVar(&sc.Paired, "paired", false, "the paired profile: every row up at once, slices alternating")
-	fl.IntVar(&sc.Rows, "rows", 0, "the bench's rows")
-	fl.IntVar(&sc.Runs, "runs", 0, "runs (slices, paired)")
-	fl.IntVar(&sc.WarmupS, "warmup", 0, "the profile's warm-up, seconds")
-	fl.IntVar(&sc.DurationS, "duration", 0, "a window's length, seconds")
+	paired := fl.Bool("paired", false, "the paired profile: every row up at once, slices alternating")
+	runs := fl.Int("runs", 0, "runs (slices, paired)")
+	var p Pace
+	fl.IntVar(&p.WarmupS, "warmup", 0, "the profile's warm-up, seconds")
+	fl.IntVar(&p.DurationS, "duration", 0, "a window's length, seconds")
 	warmEach := fl.Int("warm-each", 1, "1: every window warms up; 0: a container's first only")
 	quiet := fl.Int("quiet-gate", 1, "1: the quiet-host gate waits before each run")
-	fl.IntVar(&sc.QuietForS, "quiet-for", 0, "the gate's quiet seconds")
-	fl.IntVar(&sc.QuietTimeoutS, "quiet-timeout", 0, "the gate's longest wait, seconds")
-	fl.Float64Var(&sc.QuietLoad, "quiet-load", hostprofile.DefaultNumber("QUIET_LOAD"), "the gate's 1-minute load (the host profile's)")
-	sampler := fl.Int("sampler", 1, "1: the cgroup sampler runs")
-	check := fl.String("sampler-check", "", "the window measured again without the sampler (empty: none)")
+	fl.IntVar(&p.QuietForS, "quiet-for", 0, "the gate's quiet seconds")
+	fl.IntVar(&p.QuietTimeoutS, "quiet-timeout", 0, "the gate's longest wait, seconds")
+	fl.Float64Var(&p.QuietLoad, "quiet-load", hostprofile.DefaultNumber("QUIET_LOAD"), "the gate's 1-minute load (the host profile's)")
 	if err := parseFlags("eta-start", args, fl); err != nil {
 		return err
 	}
-	if *state == "" || sc.Rows < 1 || sc.Runs < 1 {
-		return &usageError{"want --state FILE, --rows N and --runs N (N of 1 or more)"}
+	if *state == "" || *wf.rows == "" || *runs < 1 {
+		return &usageError{"want --state FILE, --rows a,b and --runs N (N of 1 or more)"}
 	}
-	s, err := study.Load(path)
+	w, err := wf.walk(path)
 	if err != nil {
 		return err
 	}
-	sc.WarmEach, sc.QuietGate, sc.SamplerCheck = *warmEach == 1, *quiet == 1, *sampler == 1 && *check != ""
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(b)); len(f) > 0 {
-			sc.Load1, _ = strconv.ParseFloat(f[0], 64)
-		}
-	}
-	for _, w := range s.Windows(*conns) {
-		f := WindowFacts{FreshDB: w.Case.FreshDB, Ceiling: w.Case.Ceiling, Ramp: w.Case.Ramp != nil}
-		if f.Ramp {
-			f.RampSteps = ramp.Expected(w.Case.Ramp)
-		}
-		if r := w.Case.Ramp; r != nil && r.Users {
-			f.UsersStepMs = int64((r.LeadS + r.StepS + k6script.TailS(r.TimeoutS)) * 1000)
-		}
-		sc.Windows = append(sc.Windows, f)
-	}
-	if len(sc.Windows) == 0 {
+	if len(w.Windows) == 0 {
 		return &study.Error{Path: path, Msg: "no windows to run"}
 	}
-	sc.Headroom = Headroom(s.Windows(*conns))
-	e := Plan(sc)
-	e.FirstS = e.LeftS()
+	p.WarmEach, p.QuietGate = *warmEach == 1, *quiet == 1
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			p.Load1, _ = strconv.ParseFloat(f[0], 64)
+		}
+	}
+	e, err := Start(w, p, *runs, *paired)
+	if err != nil {
+		return &study.Error{Path: path, Msg: err.Error()}
+	}
+	e.Study, e.Connections = path, *wf.conns
 	if err := e.Save(*state); err != nil {
 		return err
 	}
-	if sc.Paired {
+	if *paired {
 		fmt.Fprintf(out, "paired: %d slice(s) of %d s for each of %d row(s) × %d case(s), all rows up at once, about %s\n",
-			sc.Runs, sc.DurationS, sc.Rows, len(sc.Windows), Fmt(e.FirstS))
+			*runs, p.DurationS, len(w.Rows), len(w.Windows), Fmt(e.FirstS))
 	} else {
-		fmt.Fprintf(out, "%d run(s) of %d row(s) × %d window(s), about %s\n", sc.Runs, sc.Rows, len(sc.Windows), Fmt(e.FirstS))
+		fmt.Fprintf(out, "%d run(s) of %d row(s) × %d window(s), about %s\n", *runs, len(w.Rows), len(w.Windows), Fmt(e.FirstS))
 	}
 	return nil
 }

@@ -1,7 +1,7 @@
 package main
 
 // The bench's schedule, decided here once and walked by the bench's bash
-// (scripts/lib/bench-walk.sh): every step of a run in order, each a kind
+// (walk in scripts/lib/bench-run.sh): every step of a run in order, each a kind
 // the bench has one runner for. A step is "KIND RUN ROW WINDOW" ("-" for
 // a part it has none of); its kinds are the ETA's phases (eta.go):
 //
@@ -33,9 +33,10 @@ import (
 
 // Step is one step of a schedule.
 type Step struct {
-	Kind        string
-	Run         int
-	Row, Window string
+	Kind   string `json:"kind"`
+	Run    int    `json:"run"`
+	Row    string `json:"row,omitempty"`
+	Window string `json:"window,omitempty"`
 }
 
 func (s Step) String() string {
@@ -148,43 +149,67 @@ func (w Walk) PairedSteps(runs int) ([]Step, error) {
 	return steps, nil
 }
 
+// walkFlags are the flags a schedule is made from, shared by plan
+// schedule and plan eta-start so that both make the same one.
+type walkFlags struct {
+	rows, late, check *string
+	sampler, conns    *int
+}
+
+func addWalkFlags(fl *flag.FlagSet) walkFlags {
+	return walkFlags{
+		rows:    fl.String("rows", "", "the bench's rows, in the study's order, comma-separated"),
+		late:    fl.String("late", "", "rows whose image is built just before their turn"),
+		check:   fl.String("sampler-check", "", "the window measured again for the sampler's cost"),
+		sampler: fl.Int("sampler", 1, "1: the cgroup sampler runs (0: no check of its cost)"),
+		conns:   fl.Int("connections", defaultConnections, "the host profile's default connections"),
+	}
+}
+
+// list is a comma-separated flag's values (none for "").
+func list(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// walk makes the Walk of the study at path from the parsed flags.
+func (f walkFlags) walk(path string) (Walk, error) {
+	s, err := study.Load(path)
+	if err != nil {
+		return Walk{}, err
+	}
+	ws := s.Windows(*f.conns)
+	w := Walk{Rows: list(*f.rows), Windows: ws, Late: map[string]bool{}, Headroom: Headroom(ws)}
+	if *f.sampler == 1 {
+		w.Check = *f.check
+	}
+	for _, r := range list(*f.late) {
+		w.Late[r] = true
+	}
+	return w, nil
+}
+
 // scheduleCmd prints a schedule, one step a line:
 // plan schedule STUDY --rows a,b (--run N [--late a,b] [--only a,b] | --paired --runs N)
 // [--sampler-check W] [--sampler 0|1] [--connections N]
 func scheduleCmd(path string, args []string, out io.Writer) error {
 	fl := flag.NewFlagSet("schedule", flag.ContinueOnError)
-	rows := fl.String("rows", "", "the bench's rows, in the study's order, comma-separated")
+	wf := addWalkFlags(fl)
 	n := fl.Int("run", 0, "the run whose steps to print (sequential)")
-	late := fl.String("late", "", "rows whose image is built just before their turn")
 	only := fl.String("only", "", "only these rows, in this order (measured again at the run's end)")
 	paired := fl.Bool("paired", false, "the paired profile's whole schedule")
 	runs := fl.Int("runs", 0, "slices (paired)")
-	check := fl.String("sampler-check", "", "the window measured again for the sampler's cost")
-	sampler := fl.Int("sampler", 1, "1: the cgroup sampler runs (0: no check of its cost)")
-	conns := fl.Int("connections", defaultConnections, "the host profile's default connections")
 	if err := parseFlags("schedule", args, fl); err != nil {
 		return err
 	}
-	list := func(s string) []string {
-		if s == "" {
-			return nil
-		}
-		return strings.Split(s, ",")
-	}
-	if *rows == "" || (*paired && *runs < 1) || (!*paired && *n < 1) {
+	if *wf.rows == "" || (*paired && *runs < 1) || (!*paired && *n < 1) {
 		return &usageError{"want --rows a,b and --run N, or --paired --runs N (N of 1 or more)"}
 	}
-	s, err := study.Load(path)
+	w, err := wf.walk(path)
 	if err != nil {
 		return err
-	}
-	ws := s.Windows(*conns)
-	w := Walk{Rows: list(*rows), Windows: ws, Late: map[string]bool{}, Headroom: Headroom(ws)}
-	if *sampler == 1 {
-		w.Check = *check
-	}
-	for _, r := range list(*late) {
-		w.Late[r] = true
 	}
 	var steps []Step
 	if *paired {

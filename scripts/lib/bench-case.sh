@@ -134,13 +134,10 @@ session_start() {
 # or failed its checks has each window failed and is out (ROWS_OUT).
 seq_boot() {
   local run=$1 row=$2 t0 why=""
-  ROW_DIR="$RUN_DIR/raw/run-$1/$2" ROW_WINDOWS=0 ROW_RESTARTS=0 ROW_WARMUPS=0
+  ROW_DIR="$RUN_DIR/raw/run-$1/$2"
   MEM_IDLE="$WORK/mem/$2.idle.jsonl" MEM_AFTER="$WORK/mem/$2.after.jsonl"
   bench_pause
   if ! late_image "$run" "$row"; then
-    eta_row_done 0 0
-    eta_skip boot 1
-    eta_skip stop 1
     ROWS_OUT+="$row "
     return 0
   fi
@@ -157,7 +154,6 @@ seq_boot() {
   if [[ -n "$why" ]]; then
     fail_cases "$run" "$row" "$why" "${WINDOWS[@]}"
     eta_timed stop stack_stop "$CONTAINER" >/dev/null
-    eta_row_done 0 0
     row_line "$run" "$row"
     ROWS_OUT+="$row "
     return 0
@@ -173,7 +169,6 @@ seq_window() {
   WINDOW_RAN=0
   if win_is "$w" fresh_db || ! container_running "$CONTAINER"; then
     ((CASES_HERE)) && memory_read "$MEM_AFTER"
-    ROW_RESTARTS=$((ROW_RESTARTS + 1))
     if ! eta_timed restart session_start "$run" "$row"; then
       fail_cases "$run" "$row" "did not come back on $(ready_path "$(row_stack "$row")") after a restart" "$w"
       return 0
@@ -186,10 +181,9 @@ seq_window() {
   fi
   if warm_before "$w" $((CASES_HERE == 0)); then
     eta_timed warmup warm_up "$ROW_DIR/$w.warmup.json" "$WORK/plan/$w.oha" || true
-    ROW_WARMUPS=$((ROW_WARMUPS + 1))
   fi
-  eta_timed window run_case "$run" "$row" "$w" "$ROW_DIR"
-  ROW_WINDOWS=$((ROW_WINDOWS + 1)) CASES_HERE=$((CASES_HERE + 1))
+  eta_timed "window:$w" run_case "$run" "$row" "$w" "$ROW_DIR"
+  CASES_HERE=$((CASES_HERE + 1))
   [[ -s "$ROW_DIR/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
   WINDOWS_DONE=$((WINDOWS_DONE + 1)) WINDOW_RAN=1
 }
@@ -206,7 +200,6 @@ seq_stop() {
   [[ -s "$MEM_IDLE" && -s "$MEM_AFTER" ]] && memory=(--memory-idle-file "$MEM_IDLE" --memory-after-file "$MEM_AFTER")
   lab_tool record resources "$ROW_DIR/resources.json" --boot-ms "$ROW_BOOT_MS" "${memory[@]}"
   eta_timed stop stack_stop "$CONTAINER" >/dev/null
-  eta_row_done "$ROW_WINDOWS" "$ROW_RESTARTS" "$ROW_WARMUPS"
   row_line "$1" "$2"
 }
 

@@ -1,14 +1,13 @@
 # shellcheck shell=bash
-# The bench's time left. bench/plan (eta.go) owns the schedule and the
-# estimate: the phases a run goes through (the quiet-host wait, the
-# ceiling windows, the generator's headroom, each row's boot and checks, its warm-ups and windows,
-# the restarts of fresh_db windows, the sampler check, the stop), counted
-# from the study, and what those still to do should take (the mean of
-# those measured so far, a guess until one was). Here each phase is timed
-# and told to plan eta, whose state is a file of the bench's scratch
-# folder; the lines printed are what plan says. At the end, bench/record
-# compares the first estimate with the wall time and the measured windows.
-# Sourced by scripts/bench.
+# The bench's time left. bench/plan (eta.go) owns the estimate: the steps
+# of plan schedule still to walk, each costed as the phases it goes
+# through (a window's restart and warm-up, the window), at the mean of
+# those measured so far (a guess until one was), and the quiet-host waits
+# still to come. Here each phase is timed and told to plan eta, each step
+# walked is ended there (walk, bench-run.sh), and the lines printed are
+# what plan says; its state is a file of the bench's scratch folder. At
+# the end, bench/record compares the first estimate with the wall time
+# and the measured windows. Sourced by scripts/bench.
 
 ETA_T0_MS=0 ETA_FIRST_S="" ETA_NOW_S=0 MEASURED_WINDOWS=0 ETA_MARKS=()
 
@@ -17,20 +16,16 @@ eta_now() { echo $((${EPOCHREALTIME/./} / 1000)); }
 # eta PLAN_ETA_ARGS...: plan eta on the bench's state file
 eta() { lab_tool plan eta "$WORK/eta.json" "$@"; }
 
-# eta_start [--paired]: the plan's phases counted, the first estimate printed
+# eta_start [--paired]: the schedule's steps costed, the first estimate printed
 eta_start() {
   local line
-  line=$(lab_tool plan eta-start "$STUDY_FILE" --state "$WORK/eta.json" "$@" --connections "$CONNECTIONS" \
-    --rows "${#ROWS[@]}" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" --warm-each "$WARM_EACH" \
-    --quiet-gate "$QUIET_GATE" --quiet-for "$QUIET_FOR" --quiet-timeout "$QUIET_TIMEOUT" --quiet-load "$QUIET_LOAD" \
-    --sampler "$SAMPLER" --sampler-check "$SAMPLER_CHECK") || die "bench: plan eta-start failed (above)"
+  line=$(plan_walk eta-start --state "$WORK/eta.json" "$@" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
+    --warm-each "$WARM_EACH" --quiet-gate "$QUIET_GATE" --quiet-for "$QUIET_FOR" --quiet-timeout "$QUIET_TIMEOUT" \
+    --quiet-load "$QUIET_LOAD") || die "bench: plan eta-start failed (above)"
   ETA_T0_MS=$(eta_now)
   ETA_FIRST_S=$(eta first)
   note "bench: $line"
 }
-
-# eta_add_runs N: N more runs' phases to do (a run measured again)
-eta_add_runs() { eta add-runs "$1"; }
 
 # eta_mark: the time left now into ETA_NOW_S, as the progress line shows
 # it; each estimate is kept (ms since the start:seconds left) to score the
@@ -42,17 +37,15 @@ eta_mark() {
 
 eta_fmt() { echo "$(($1 / 60))m$(printf '%02d' $(($1 % 60)))s"; }
 
-# eta_done KIND T0_MS: a phase of KIND that began at T0_MS is over
-eta_done() { eta "done" "$1" $(($(eta_now) - $2)); }
+# eta_done KIND[:WINDOW] T0_MS: a phase of KIND (a window's: of WINDOW)
+# that began at T0_MS is over
+eta_done() {
+  local kind=${1%%:*} id=""
+  [[ "$1" != *:* ]] || id=${1#*:}
+  eta "done" "$kind" $(($(eta_now) - $2)) ${id:+"$id"}
+}
 
-# eta_skip KIND N: N phases of KIND will not happen (a row that failed)
-eta_skip() { eta skip "$1" "$2"; }
-
-# eta_row_done WINDOWS RESTARTS [WARMUPS]: a row is over; the windows,
-# planned restarts and warm-ups it did not get to will not happen
-eta_row_done() { eta row-done "$1" "$2" "${3:-0}"; }
-
-# eta_timed KIND CMD...: run CMD (in this shell) as a phase of KIND; its status
+# eta_timed KIND[:WINDOW] CMD...: run CMD (in this shell) as a phase of KIND; its status
 eta_timed() {
   local kind=$1 t0 rc=0
   shift

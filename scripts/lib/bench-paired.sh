@@ -117,11 +117,10 @@ pair_up() {
   fi
 }
 
-# pair_warmup 1 ROW WINDOW: ROW's warm-up for the case (timed as a
-# window: the ETA counts it so)
+# pair_warmup 1 ROW WINDOW: ROW's warm-up for the case
 pair_warmup() {
   paired_up "$2" && container_running "$(container_name "$2")" || return 0
-  eta_timed window paired_warm "$2" "$3"
+  eta_timed warmup paired_warm "$2" "$3"
 }
 
 # pair_window K ROW WINDOW: slice K of ROW's case, measured where run K's
@@ -136,7 +135,7 @@ pair_window() {
     return 0
   fi
   progress "$k" "$row" "$w"
-  eta_timed window run_case "$k" "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
+  eta_timed "window:$w" run_case "$k" "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
   [[ -s "$RUN_DIR/raw/run-$k/$row/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
   WINDOWS_DONE=$((WINDOWS_DONE + 1))
 }

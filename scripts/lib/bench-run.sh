@@ -280,23 +280,32 @@ record_image() {
     --digest "$(image_files_digest "$tag")"
 }
 
+# plan_walk SUBCOMMAND FLAGS...: plan's SUBCOMMAND with the flags this
+# bench's schedule is made from (plan schedule and plan eta-start take
+# the same, so the ETA costs the steps the bench walks)
+plan_walk() {
+  local late
+  late=$(IFS=,; echo "${LATE_STACKS[*]}")
+  lab_tool plan "$1" "$STUDY_FILE" --rows "$(IFS=,; echo "${ROWS[*]}")" --connections "$CONNECTIONS" ${late:+--late "$late"} \
+    --sampler-check "$SAMPLER_CHECK" --sampler "$SAMPLER" "${@:2}"
+}
+
 # schedule FLAGS...: the steps plan schedule gives for this bench's rows
 # (bench/plan/schedule.go: --run N [--only ROWS] or --paired --runs N)
 # into STEPS; a schedule Go refuses (a paired bench of one row) ends the
 # bench in its line
 schedule() {
-  local late out rc=0
-  late=$(IFS=,; echo "${LATE_STACKS[*]}")
-  out=$(lab_tool plan schedule "$STUDY_FILE" --rows "$(IFS=,; echo "${ROWS[*]}")" --connections "$CONNECTIONS" ${late:+--late "$late"} \
-    --sampler-check "$SAMPLER_CHECK" --sampler "$SAMPLER" "$@" 2>&1) || rc=$?
+  local out rc=0
+  out=$(plan_walk schedule "$@" 2>&1) || rc=$?
   out=${out#plan schedule: }
   ((rc == 0)) || bad "bench: ${out#"$LAB_ROOT"/}"
   mapfile -t STEPS <<<"$out"
 }
 
 # walk PREFIX: each of STEPS ("KIND RUN ROW WINDOW", "-" for none) run by
-# its kind's runner, PREFIX_KIND RUN ROW WINDOW; a row that is out
-# (ROWS_OUT: its app did not come up) skips the rest of its steps
+# its kind's runner, PREFIX_KIND RUN ROW WINDOW, and ended in the ETA; a
+# row that is out (ROWS_OUT: its app did not come up) skips the rest of
+# its steps, which the ETA drops
 walk() {
   local step kind run row w
   ROWS_OUT=" "
@@ -304,6 +313,7 @@ walk() {
     read -r kind run row w <<<"$step"
     [[ "$ROWS_OUT" != *" $row "* ]] || continue
     "$1_$kind" "$run" "$row" "$w"
+    if [[ "$ROWS_OUT" == *" $row "* ]]; then eta drop "$run" "$row"; else eta end "$kind" "$run" "$row" "$w"; fi
   done
 }
 
@@ -397,7 +407,7 @@ redo_rows() {
   for row in "${rows[@]}"; do mv "$RUN_DIR/raw/run-$1/$row" "$aside/$row"; done
   lab_tool record run "$RUN_DIR" "$1" --discarded "$WORK/run-$1.canary.json"
   WINDOWS_DONE=$((WINDOWS_DONE - ${#rows[@]} * ${#WINDOWS[@]}))
-  eta add-rows "${#rows[@]}"
+  eta add-rows "$1" "$(IFS=,; echo "${rows[*]}")"
   for row in "${rows[@]}"; do
     keep=()
     for r in "${ORDER[@]}"; do [[ "$r" == "$row" ]] || keep+=("$r"); done
@@ -414,7 +424,7 @@ discard_run() {
   mv "$RUN_DIR/raw/run-$1" "$RUN_DIR/raw/discarded/run-$1-attempt-$2"
   lab_tool record run "$RUN_DIR" "$1" --discarded "$3"
   WINDOWS_DONE=$((WINDOWS_DONE - ${#ROWS[@]} * ${#WINDOWS[@]}))
-  eta_add_runs 1
+  eta add-run "$1"
 }
 
 # bench_pause: on a shared machine, LAB_PAUSE_FILE names a file whose
