@@ -5,7 +5,8 @@
 // program, timed, started and stopped the same way wherever it runs, and
 // reads the machine's fingerprint.
 //
-//	loadrun run [--time FILE] [--start FILE] [--deadline S] [--emit FILE] -- PROGRAM ARGS...
+//	loadrun run [--time FILE] [--start FILE] [--deadline S] [--emit FILE]
+//	            [--token @NAME=PATH]... [--arg @NAME=PATH]... -- PROGRAM ARGS...
 //	    PROGRAM (oha, vegeta, canary, hiccup, netpath, cgsample, settle, verify,
 //	    seed: /bin/NAME; or a path) with ARGS, its
 //	    stdout and stderr passed through; SIGTERM and SIGINT passed on to
@@ -15,6 +16,17 @@
 //	    (a window's latency timeline counts from there); --deadline kills it after S seconds (exit 124, as
 //	    timeout does); --emit copies FILE to stdout once it has exited (what
 //	    the program itself prints then goes to stderr).
+//	    --token and --arg say what a token in ARGS stands for on the machine
+//	    the program runs on (role_tool gives the real paths here, a
+//	    container's own there): --token puts PATH for every @NAME inside an
+//	    argument (@OUT, the output file; @DATA, the app's data folder:
+//	    "@DATA/app.db"); --arg puts PATH for an argument that is @NAME and
+//	    nothing else (a file kept from the program: @time, @db). Only the
+//	    tokens given are put in, since a generator's ARGS carry a study's
+//	    request bodies; each argument gets its --arg first, then each
+//	    --token in the order given. FILE of --time, --start and --emit may
+//	    be a token too (--time @time). A value that is not @NAME=PATH, or a
+//	    token given twice, is refused (exit 2).
 //	loadrun fingerprint
 //	    the machine's fingerprint (bench/hostfp) as JSON, cores counted
 //	    from the kernel's online CPUs, not the container's cpuset
@@ -85,33 +97,101 @@ func run(args []string) int {
 	return 2
 }
 
-func runProgram(args []string) int {
+// runFlags is what loadrun run was asked: its own flags, and PROGRAM with
+// its ARGS, every token already put in.
+type runFlags struct {
+	timeFile, startFile, emit string
+	deadline                  float64
+	prog                      string
+	args                      []string
+}
+
+// parseRun reads loadrun run's arguments; an error is one line.
+func parseRun(args []string) (runFlags, error) {
+	var r runFlags
+	var within, whole tokens
 	fs := flag.NewFlagSet("loadrun run", flag.ContinueOnError)
-	timeFile := fs.String("time", "", "write the program's CPU time here (user system real, seconds)")
-	deadline := fs.Float64("deadline", 0, "kill the program after this many seconds (0: never)")
-	emit := fs.String("emit", "", "copy this file to stdout after the program exits")
-	startFile := fs.String("start", "", "write the time the program starts (Unix nanoseconds) here")
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&r.timeFile, "time", "", "write the program's CPU time here (user system real, seconds)")
+	fs.Float64Var(&r.deadline, "deadline", 0, "kill the program after this many seconds (0: never)")
+	fs.StringVar(&r.emit, "emit", "", "copy this file to stdout after the program exits")
+	fs.StringVar(&r.startFile, "start", "", "write the time the program starts (Unix nanoseconds) here")
+	fs.Var(&within, "token", "@NAME=PATH: every @NAME inside an argument is PATH")
+	fs.Var(&whole, "arg", "@NAME=PATH: an argument that is @NAME is PATH")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		if errors.Is(err, flag.ErrHelp) {
+			return r, errors.New("usage: loadrun run [FLAGS] -- PROGRAM ARGS... (see bench/loadrun/main.go)")
+		}
+		return r, err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		fmt.Fprintln(os.Stderr, "loadrun run: which program?")
+		return r, errors.New("which program?")
+	}
+	r.prog = rest[0]
+	if !strings.Contains(r.prog, "/") {
+		r.prog = filepath.Join("/bin", r.prog)
+	}
+	put := func(a string) string { return putTokens(a, whole, within) }
+	r.timeFile, r.startFile, r.emit = put(r.timeFile), put(r.startFile), put(r.emit)
+	for _, a := range rest[1:] {
+		r.args = append(r.args, put(a))
+	}
+	return r, nil
+}
+
+// token is one @NAME and the path it stands for.
+type token struct{ name, path string }
+
+// tokens is a repeatable @NAME=PATH flag, in the order given.
+type tokens []token
+
+func (l *tokens) String() string { return "" }
+
+func (l *tokens) Set(v string) error {
+	name, path, ok := strings.Cut(v, "=")
+	if !ok || len(name) < 2 || name[0] != '@' || path == "" {
+		return errors.New("want @NAME=PATH")
+	}
+	for _, t := range *l {
+		if t.name == name {
+			return fmt.Errorf("%s given twice", name)
+		}
+	}
+	*l = append(*l, token{name, path})
+	return nil
+}
+
+// putTokens is a with the tokens put in: the path of a whole-argument
+// token when a is one, then each token inside it, in order.
+func putTokens(a string, whole, within tokens) string {
+	for _, t := range whole {
+		if a == t.name {
+			a = t.path
+			break
+		}
+	}
+	for _, t := range within {
+		a = strings.ReplaceAll(a, t.name, t.path)
+	}
+	return a
+}
+
+func runProgram(args []string) int {
+	r, err := parseRun(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loadrun run: %v\n", err)
 		return 2
 	}
-	prog := rest[0]
-	if !strings.Contains(prog, "/") {
-		prog = filepath.Join("/bin", prog)
-	}
-	cmd := exec.Command(prog, rest[1:]...)
+	cmd := exec.Command(r.prog, r.args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if *emit != "" {
+	if r.emit != "" {
 		// stdout is the emitted file's; what the program prints goes to stderr
 		cmd.Stdout = os.Stderr
 	}
 	start := time.Now()
-	if *startFile != "" {
-		if err := os.WriteFile(*startFile, []byte(fmt.Sprintf("%d\n", start.UnixNano())), 0o644); err != nil {
+	if r.startFile != "" {
+		if err := os.WriteFile(r.startFile, []byte(fmt.Sprintf("%d\n", start.UnixNano())), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "loadrun: %v\n", err)
 		}
 	}
@@ -123,8 +203,8 @@ func runProgram(args []string) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	timedOut := false
 	var timer <-chan time.Time
-	if *deadline > 0 {
-		timer = time.After(time.Duration(*deadline * float64(time.Second)))
+	if r.deadline > 0 {
+		timer = time.After(time.Duration(r.deadline * float64(time.Second)))
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -147,15 +227,15 @@ wait:
 		}
 	}
 	real := time.Since(start)
-	if *timeFile != "" && cmd.ProcessState != nil {
+	if r.timeFile != "" && cmd.ProcessState != nil {
 		u, s := cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime()
 		line := fmt.Sprintf("%.3f %.3f %.3f\n", u.Seconds(), s.Seconds(), real.Seconds())
-		if err := os.WriteFile(*timeFile, []byte(line), 0o644); err != nil {
+		if err := os.WriteFile(r.timeFile, []byte(line), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "loadrun: %v\n", err)
 		}
 	}
-	if *emit != "" {
-		if f, err := os.Open(*emit); err == nil {
+	if r.emit != "" {
+		if f, err := os.Open(r.emit); err == nil {
 			_, _ = io.Copy(os.Stdout, f)
 			f.Close()
 		}

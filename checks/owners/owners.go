@@ -64,4 +64,6 @@ var Table = []Owned{
 		regexp.MustCompile(`\bc=(app|none)\b|Contract\s*=\s*"(app|none)"|func \(s \*Stack\) Contract\(`), code},
 	{"a key of the manifest's parameters.extra, read by its name", "analysis/manifest/extra.go",
 		regexp.MustCompile(`Extra\["`), goCode},
+	{"how a role's program gets the paths its tokens stand for (@OUT, @DATA inside an argument, a kept file's @NAME whole)", "bench/loadrun/main.go",
+		regexp.MustCompile(`//@(OUT|DATA)/|\bat\[@|func putTokens\(`), code},
 }

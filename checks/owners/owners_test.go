@@ -122,6 +122,8 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`image_inputs_hash() {`, "image's tag"},
 		{`if m := f.Manifest.Parameters.Extra["app_cpu_mode"]; m != "" {`, "parameters.extra"},
 		{`  elif (($1 % 2 == 1)); then printf '%s\n' "${ROWS[@]}"`, "row order"},
+		{`    [[ "$out" == - ]] || a=${a//@OUT/$o}`, "tokens"},
+		{`    at[@${k%%=*}]=${k#*=}`, "tokens"},
 	} {
 		hit := false
 		for _, o := range Table {

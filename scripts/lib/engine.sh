@@ -79,12 +79,13 @@ role_run() {
 #   --keep T=FILE   the argument @T is a file PROGRAM writes: FILE here,
 #                   copied back to FILE from the container
 #   --stdin FILE    FILE on its stdin
-# (@OUT and @DATA are put in only with OUT or --data: a generator's ARGS
-# carry a study's bodies, which no token may touch.) In the background
+# (bench/loadrun puts the tokens in, given each one's path: @OUT and @DATA
+# inside an argument, a kept @T only as a whole one, none but those given:
+# a generator's ARGS carry a study's bodies.) In the background
 # (in_background), role_tool_wait and role_tool_stop find it by the
 # background job's pid.
 role_tool() {
-  local role=$1 cpus=$2 out=$3 data=0 run=() keeps=() stdin="" prog a k argv=() rc=0 there=0
+  local role=$1 cpus=$2 out=$3 data=0 run=() keeps=() stdin="" prog k p rc=0 there=0
   shift 3
   role_contained "$role" && there=1
   while [[ "$1" != -- ]]; do
@@ -99,44 +100,37 @@ role_tool() {
   done
   prog=$2
   shift 2
-  # what each token names on the machine the program runs on
-  local -A at=()
+  # what each token names on the machine the program runs on (loadrun puts them in)
   local o=$out d=${DB_DIR:-}
   ((there == 0)) || o=/tmp/out d=/data
   for k in ${keeps[@]+"${keeps[@]}"}; do
-    at[@${k%%=*}]=${k#*=}
-    ((there == 0)) || at[@${k%%=*}]=/tmp/${k%%=*}
+    p=${k#*=}
+    ((there == 0)) || p=/tmp/${k%%=*}
+    run+=(--arg "@${k%%=*}=$p")
   done
-  # (loadrun's flags, then "--" at index ${#run[@]}, then PROGRAM's ARGS)
-  for a in ${run[@]+"${run[@]}"} -- "$@"; do
-    [[ "$a" != @* || -z "${at[$a]:-}" ]] || a=${at[$a]}
-    [[ "$out" == - ]] || a=${a//@OUT/$o}
-    ((data == 0)) || a=${a//@DATA/$d}
-    argv+=("$a")
-  done
-  local n=${#run[@]}
+  [[ "$out" == - ]] || run+=(--token "@OUT=$o")
+  ((data == 0)) || run+=(--token "@DATA=$d")
   if ((there == 0)); then
     local bin=$LAB_ROOT/.tools/bin/$prog
     [[ -x "$bin" ]] || bin=$(command -v "$prog") || die "role_tool: no program '$prog' (not the lab's, not on PATH)"
     # (stdout: the caller's with OUT "-", else stderr)
     local to=1
     [[ "$out" == - ]] || to=2
-    local cmd=(taskset -c "$cpus" "$(lab_tool_path loadrun)" run "${argv[@]:0:n}" -- "$bin" "${argv[@]:n+1}")
+    local cmd=(taskset -c "$cpus" "$(lab_tool_path loadrun)" run ${run[@]+"${run[@]}"} -- "$bin" "$@")
     if [[ -n "$stdin" ]]; then "${cmd[@]}" <"$stdin" >&"$to" || rc=$?; else "${cmd[@]}" >&"$to" || rc=$?; fi
     ((data == 0)) || confine_data_dir "$DB_DIR"
     return "$rc"
   fi
   # (the name of a background job's container is its pid's: BASHPID here,
   # not in the $(...) below)
-  local name flags=() APP_TOOL_FLAGS=() me=$BASHPID
+  local name APP_TOOL_FLAGS=() me=$BASHPID
   name=$(role_tool_name "$role" "$prog" "$me")
   ((data == 0)) || APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
-  [[ "$out" == - ]] || flags+=(--emit /tmp/out)
   if [[ "$out" == - ]]; then
-    LOADGEN_KEEP=1 LOADGEN_STDIN=$([[ -n "$stdin" ]] && echo 1) role_run "$role" "$cpus" "$name" ${flags[@]+"${flags[@]}"} "${argv[@]:0:n}" -- "$prog" "${argv[@]:n+1}" \
+    LOADGEN_KEEP=1 LOADGEN_STDIN=$([[ -n "$stdin" ]] && echo 1) role_run "$role" "$cpus" "$name" ${run[@]+"${run[@]}"} -- "$prog" "$@" \
       <"${stdin:-/dev/null}" || rc=$?
   else
-    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" "${flags[@]}" "${argv[@]:0:n}" -- "$prog" "${argv[@]:n+1}" >>"$out" || rc=$?
+    LOADGEN_KEEP=1 role_run "$role" "$cpus" "$name" --emit /tmp/out "${run[@]}" -- "$prog" "$@" >>"$out" || rc=$?
     [[ -s "$out" ]] || rm -f "$out"
   fi
   for k in ${keeps[@]+"${keeps[@]}"}; do
