@@ -30,6 +30,13 @@
 //	stack ... build-args NAME --build-args "K=V lines"
 //	    nothing when NAME's BUILD_ARGS declares every name; else the
 //	    problem in one line (exit 0: the caller says where it came from)
+//	stack ... postgres-settings
+//	    the Postgres role's settings file (stacks/postgres/postgresql.conf),
+//	    its lines without comments and blanks, joined by "; ": the
+//	    manifest's postgres_settings
+//	stack ... postgres-version
+//	    the postgresql-15 version the role's image pins (its packages.txt):
+//	    the manifest's postgres_version
 //
 // Bad input (no such stack, a stack.env that does not read, a key the lab
 // does not know, a missing input): one line naming the file, exit 2.
@@ -55,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES|postgres-settings|postgres-version"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -67,7 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1}
+	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -161,6 +168,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			if p := s.BuildArgsProblem(strings.Split(buildArgs, "\n")); p != "" {
 				fmt.Fprintln(stdout, p)
 			}
+		}
+	case "postgres-settings":
+		var v string
+		if v, err = lab.PostgresSettings(); err == nil {
+			fmt.Fprintln(stdout, v)
+		}
+	case "postgres-version":
+		var v string
+		if v, err = lab.PostgresVersion(); err == nil {
+			fmt.Fprintln(stdout, v)
 		}
 	case "tag":
 		var tag string

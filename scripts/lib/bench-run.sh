@@ -184,10 +184,11 @@ bench_prepare() {
   [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
   local tools=() rows=() name version pg=()
   # A bench with rows on Postgres records the server role: its package,
-  # its settings file's lines, its CPUs and memory (compare refuses two
-  # runs whose settings differ), and each such row's database.
+  # its settings file's lines (both as bench/stack reads them), its CPUs
+  # and memory (compare refuses two runs whose settings differ), and each
+  # such row's database.
   if ((NEEDS_POSTGRES)); then
-    pg=(--extra "postgres_version=$(pg_version)" --extra "postgres_settings=$(pg_settings)"
+    pg=(--extra "postgres_version=$(stack_tool postgres-version)" --extra "postgres_settings=$(stack_tool postgres-settings)"
       --extra "postgres_cpus=$DB_CPUS" --extra "postgres_memory=$DB_MEMORY")
     local on=()
     for r in "${ROWS[@]}"; do [[ "$(row_db "$r")" != postgres ]] || on+=("$r"); done

@@ -28,22 +28,26 @@ native_env() {
   NATIVE_ENV=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/ "${APP_ENV[@]}")
 }
 
-# native_start NAME STACK PORT UPSTREAM_URL [K=V...]: STACK's native build
+# native_start ROW DATA_DIR NAME PORT UPSTREAM_URL ENV [DOCKER_ARGS...]:
+# app_start's runner for a host process: the row's stack's native build
 # started in the cgroup /stacklab/NAME on the database in NAME's folder
-# (native_data_dir: seeded and the app's uid's already), with its
-# container's environment and K=V after it (a variant's); its output
-# time-stamped into app.log there by a copier on the sampler's CPUs, its
-# pid into app.pid, native's line into start.json. Prints NAME. It does
-# not wait for the app to answer: app_ready times that, as for a container.
+# (native_data_dir, which DATA_DIR is: seeded and the app's uid's
+# already), with its container's environment and ENV's K=V lines after it
+# (a variant's); its output time-stamped into app.log there by a copier on
+# the sampler's CPUs, its pid into app.pid, native's line into start.json.
+# DOCKER_ARGS (the bench's labels) mean nothing to a process and are left
+# alone. Prints NAME. It does not wait for the app to answer: app_ready
+# times that, as for a container.
 native_start() {
-  local name=$1 stack=$2 port=$3 upstream=$4 dir build
-  shift 4
+  local stack name=$3 port=$4 upstream=$5 dir build ENV_LIST=()
+  stack=$(row_stack "$1")
+  env_list "$6"
   dir=$(native_data_dir "$name")
   build=$NATIVE_DIR/$stack
   [[ -x "$build" ]] || { note "$stack has no native build in $build (scripts/native-stack build $stack)"; return 1; }
   native_env "$stack" "$port" "$dir" "$upstream" || return 1
   rm -f "$dir/app.log" "$dir/app.pid" "$dir/start.json"
-  env -i "${NATIVE_ENV[@]}" "$@" "$(lab_tool_path native)" start --name "$name" --cpus "$APP_CPUS" --memory "$APP_MEMORY" \
+  env -i "${NATIVE_ENV[@]}" ${ENV_LIST[@]+"${ENV_LIST[@]}"} "$(lab_tool_path native)" start --name "$name" --cpus "$APP_CPUS" --memory "$APP_MEMORY" \
     ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --pids "$CONFINE_PIDS_LIMIT" --uid "$CONFINE_UID" --gid "$CONFINE_GID" \
     --dir "$build" --log "$dir/app.log" --log-cpus "$ROLE_SAMPLER_CPUS" --pid-file "$dir/app.pid" \
     -- "$(stack_dir "$stack")/native-start" "$build" >"$dir/start.json" || return 1

@@ -48,13 +48,6 @@ pg_seed() {
   [[ -z "${SEED_CHECKSUM:-}" ]] || lab_tool seed checksum --want "$SEED_CHECKSUM" "$(pg_app_url)" >/dev/null
 }
 
-# pg_settings: the settings file's lines (comments and blanks left out),
-# "; "-joined, as the manifest records them
-pg_settings() { grep -v '^[[:space:]]*\(#\|$\)' "$LAB_ROOT/stacks/postgres/postgresql.conf" | sed 's/[[:space:]]*#.*//' | paste -sd';' | sed 's/;/; /g'; }
-
-# pg_version: the Debian package the image pins (its packages.txt)
-pg_version() { grep '^postgresql-15=' "$LAB_ROOT/stacks/postgres/packages.txt" | cut -d= -f2; }
-
 # row_db ROW: the row's database (sqlite, or postgres for a [[variant]]
 # with database = "postgres")
 row_db() { echo "${ROW_DB[$1]:-sqlite}"; }

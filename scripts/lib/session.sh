@@ -39,33 +39,23 @@ contract() { stack_tool contract "$1" || exit 1; }
 
 # app_start ROW DATA_DIR CONTAINER PORT UPSTREAM_URL [DOCKER_ARGS...]: the
 # row's stack with its variant's environment (ROW_ENV, "K=V" lines) on a
-# freshly seeded DATA_DIR, from the row's own image when its variant has
-# build arguments (IMAGE_TAG[ROW]); prints the container id. A row on
-# Postgres also gets a freshly seeded app database on the server role and
-# its DATABASE_URL (scripts/lib/postgres.sh). In the native mode the
-# row's native build starts in the lab's cgroup named CONTAINER instead
-# (DATA_DIR is then native_data_dir's; DOCKER_ARGS do not apply), and
-# CONTAINER is printed.
+# freshly seeded DATA_DIR (app_data_dir's), started by the runner of the
+# bench's mode (docker_start, native_start); prints what app_pid and the
+# other runner functions then take (a container id, a native group's
+# name). A row on Postgres also gets a freshly seeded app database on the
+# server role and its DATABASE_URL (scripts/lib/postgres.sh).
 app_start() {
-  local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv kvs=() env=()
+  local row=$1 data=$2 container=$3 port=$4 upstream=$5 env=${ROW_ENV[$1]:-}
   shift 5
-  while IFS= read -r kv; do
-    [[ -z "$kv" ]] || kvs+=("$kv")
-  done <<<"${ROW_ENV[$row]:-}"
   # (a fresh_db window restarts the row: its app of that name goes first)
   app_remove "$container"
   role_port_free app "$port" "$row"
   fresh_database "$data" "$(row_stack "$row")"
   if [[ "$(row_db "$row")" == postgres ]]; then
     pg_seed >&2 || { note "the Postgres server role could not be seeded"; return 1; }
-    kvs+=("DATABASE_URL=$(pg_app_url)")
+    env+="DATABASE_URL=$(pg_app_url)"$'\n'
   fi
-  if native_mode; then
-    native_start "$container" "$(row_stack "$row")" "$port" "$upstream" ${kvs[@]+"${kvs[@]}"}
-    return
-  fi
-  for kv in ${kvs[@]+"${kvs[@]}"}; do env+=(-e "$kv"); done
-  STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" ${env[@]+"${env[@]}"}
+  "${RUN_MODE:-docker}_start" "$row" "$data" "$container" "$port" "$upstream" "$env" "$@"
 }
 
 # app_ready ROW PORT TIMEOUT_S: wait for the row's first 200, print the ms

@@ -156,7 +156,8 @@ wait_up() {
 # stack_stop CONTAINER: the one way the lab stops a stack: SIGTERM, then
 # SIGKILL if it is still running after the 5 s docs/app.md allows; prints
 # one line, a cause, when the app needed SIGKILL (the bench ignores it,
-# verify fails on it).
+# verify fails on it). Starting one is app_start's (scripts/lib/session.sh),
+# which ends in the runner's docker_start or native_start.
 container_running() { "${RUN_MODE:-docker}_running" "$@"; }
 app_pid() { "${RUN_MODE:-docker}_pid" "$@"; }
 app_logs() { "${RUN_MODE:-docker}_logs" "$@"; }
@@ -164,6 +165,28 @@ app_exit_words() { "${RUN_MODE:-docker}_exit_words" "$@"; }
 app_data_dir() { "${RUN_MODE:-docker}_data_dir" "$@"; }
 app_remove() { "${RUN_MODE:-docker}_remove" "$@"; }
 stack_stop() { "${RUN_MODE:-docker}_stop" "$@"; }
+
+# docker_start ROW DATA_DIR CONTAINER PORT UPSTREAM_URL ENV [DOCKER_ARGS...]:
+# app_start's runner for a container: the row's stack, from the row's own
+# image when its variant has build arguments (IMAGE_TAG[ROW]), started by
+# stack_start with DOCKER_ARGS and then ENV's K=V lines as -e flags;
+# prints the container id
+docker_start() {
+  local row=$1 data=$2 container=$3 port=$4 upstream=$5 kv flags=() ENV_LIST=()
+  env_list "$6"
+  shift 6
+  for kv in ${ENV_LIST[@]+"${ENV_LIST[@]}"}; do flags+=(-e "$kv"); done
+  STACK_IMAGE=${IMAGE_TAG[$row]:-} stack_start "$(row_stack "$row")" "$data" "$container" "$port" "$upstream" "$@" ${flags[@]+"${flags[@]}"}
+}
+
+# env_list ENV: ENV's K=V lines, blank ones left out, into ENV_LIST (the
+# caller's local)
+env_list() {
+  local kv
+  while IFS= read -r kv; do
+    [[ -z "$kv" ]] || ENV_LIST+=("$kv")
+  done <<<"$1"
+}
 
 docker_running() { [[ "$(app_docker inspect -f '{{.State.Running}}' "$1" 2>/dev/null)" == true ]]; }
 docker_pid() { app_docker inspect -f '{{.State.Pid}}' "$1"; }
