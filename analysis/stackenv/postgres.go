@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"stacklab/formats/debpkgs"
 )
 
 // The two facts about the Postgres server role (stacks/postgres) that a
@@ -43,7 +45,10 @@ func (l Lab) PostgresSettings() (string, error) {
 
 // PostgresVersion is the version of the server's Debian package,
 // postgresql-15, that the role's image pins in stacks/postgres/packages.txt
-// (name=version a line, as its build-image writes it).
+// (formats/debpkgs). It reads that package's line alone, as the grep it
+// replaced did, so unlike analysis/sizes it passes over a malformed line
+// elsewhere rather than refusing the file; and the package listed twice is
+// an error here even with one version, where sizes counts it once.
 func (l Lab) PostgresVersion() (string, error) {
 	const pkg = "postgresql-15"
 	file, text, err := l.postgresFile("packages.txt")
@@ -52,15 +57,14 @@ func (l Lab) PostgresVersion() (string, error) {
 	}
 	var found []string
 	for _, line := range strings.Split(text, "\n") {
-		if rest, ok := strings.CutPrefix(line, pkg+"="); ok {
-			v, _, _ := strings.Cut(rest, "=")
-			found = append(found, v)
+		if p, ok, err := debpkgs.Line(line); err == nil && ok && p.Name == pkg {
+			found = append(found, p.Version)
 		}
 	}
 	if len(found) > 1 {
 		return "", bad("%s: %s is listed %d times", file, pkg, len(found))
 	}
-	if len(found) == 0 || found[0] == "" {
+	if len(found) == 0 {
 		return "", bad("%s: no %s=VERSION line", file, pkg)
 	}
 	return found[0], nil
