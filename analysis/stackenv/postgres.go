@@ -45,19 +45,22 @@ func (l Lab) PostgresSettings() (string, error) {
 
 // PostgresVersion is the version of the server's Debian package,
 // postgresql-15, that the role's image pins in stacks/postgres/packages.txt
-// (formats/debpkgs). It reads that package's line alone, as the grep it
-// replaced did, so unlike analysis/sizes it passes over a malformed line
-// elsewhere rather than refusing the file; and the package listed twice is
-// an error here even with one version, where sizes counts it once.
+// (formats/debpkgs): the file is read whole, and a line it refuses is one
+// line naming the file, as analysis/sizes refuses it; the package listed
+// twice is an error here even with one version.
 func (l Lab) PostgresVersion() (string, error) {
 	const pkg = "postgresql-15"
 	file, text, err := l.postgresFile("packages.txt")
 	if err != nil {
 		return "", err
 	}
+	pkgs, err := debpkgs.Parse([]byte(text))
+	if err != nil {
+		return "", bad("%s: %v", file, err)
+	}
 	var found []string
-	for _, line := range strings.Split(text, "\n") {
-		if p, ok, err := debpkgs.Line(line); err == nil && ok && p.Name == pkg {
+	for _, p := range pkgs {
+		if p.Name == pkg {
 			found = append(found, p.Version)
 		}
 	}
