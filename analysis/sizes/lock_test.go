@@ -47,6 +47,7 @@ func TestParseLockLeavesOut(t *testing.T) {
 		{"maven", "me:app:jar:1\n+- org.x:lib:jar:1.2:compile\n\\- org.junit:junit:jar:5.0:test\n", "org.x:lib@1.2"},
 		{"cargo", "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"serde\"\nversion = \"1.0.0\"\nsource = \"registry+x\"\n", "serde@1.0.0"},
 		{"gem", "GEM\n  specs:\n    rack (2.2.4)\n      x (>= 1)\n    puma (5.6.5)\n\nPLATFORMS\n  ruby\n", "puma@5.6.5 rack@2.2.4"},
+		{"debian", "libc6=2.36-9\r\nlibc6=2.36-9\nlibc6=2.36-8\n\nbash=5.2\n", "bash@5.2 libc6@2.36-8 libc6@2.36-9"},
 	} {
 		pk, err := ParseLock(c.eco, []byte(c.text))
 		if err != nil {
@@ -93,5 +94,14 @@ func TestCargoTreeRelativePathPackage(t *testing.T) {
 	got := cargoTree([]byte("# cargo tree\nstacklab_loco v0.1.0 (.)\nmigration v0.1.0 (./migration)\nserde v1.0.1\n"))
 	if len(got) != 1 || got[0] != [2]string{"serde", "1.0.1"} {
 		t.Errorf("cargoTree = %v, want serde only", got)
+	}
+}
+
+// A packages.txt with one line that is not name=version is refused whole,
+// not counted short.
+func TestParseLockRefusesACorruptDebianList(t *testing.T) {
+	_, err := ParseLock("debian", []byte("apt=2.6.1\nbase-files\n"))
+	if want := `line 2: "base-files": want name=version`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }

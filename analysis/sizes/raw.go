@@ -14,6 +14,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"stacklab/formats/debpkgs"
 )
 
 // Raw file names inside raw/run-N/<stack>/.
@@ -366,19 +368,17 @@ func goList(b []byte) ([][2]string, error) {
 	return out, nil
 }
 
-// debianList: packages.txt as the stacks' build-image writes it
-// (dpkg-query's name=version, one a line).
+// debianList: packages.txt as formats/debpkgs reads it. A malformed line
+// refuses the whole file; a name listed twice counts once per version
+// (dedupe).
 func debianList(b []byte) ([][2]string, error) {
-	var out [][2]string
-	for i, l := range lines(b) {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		name, version, ok := strings.Cut(l, "=")
-		if !ok || name == "" || version == "" {
-			return nil, fmt.Errorf("line %d: %q: want name=version", i+1, l)
-		}
-		out = append(out, [2]string{name, version})
+	pkgs, err := debpkgs.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][2]string, len(pkgs))
+	for i, p := range pkgs {
+		out[i] = [2]string{p.Name, p.Version}
 	}
 	return out, nil
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"stacklab/formats/debpkgs"
 )
 
 // The two facts about the Postgres server role (stacks/postgres) that a
@@ -43,24 +45,29 @@ func (l Lab) PostgresSettings() (string, error) {
 
 // PostgresVersion is the version of the server's Debian package,
 // postgresql-15, that the role's image pins in stacks/postgres/packages.txt
-// (name=version a line, as its build-image writes it).
+// (formats/debpkgs): the file is read whole, and a line it refuses is one
+// line naming the file, as analysis/sizes refuses it; the package listed
+// twice is an error here even with one version.
 func (l Lab) PostgresVersion() (string, error) {
 	const pkg = "postgresql-15"
 	file, text, err := l.postgresFile("packages.txt")
 	if err != nil {
 		return "", err
 	}
+	pkgs, err := debpkgs.Parse([]byte(text))
+	if err != nil {
+		return "", bad("%s: %v", file, err)
+	}
 	var found []string
-	for _, line := range strings.Split(text, "\n") {
-		if rest, ok := strings.CutPrefix(line, pkg+"="); ok {
-			v, _, _ := strings.Cut(rest, "=")
-			found = append(found, v)
+	for _, p := range pkgs {
+		if p.Name == pkg {
+			found = append(found, p.Version)
 		}
 	}
 	if len(found) > 1 {
 		return "", bad("%s: %s is listed %d times", file, pkg, len(found))
 	}
-	if len(found) == 0 || found[0] == "" {
+	if len(found) == 0 {
 		return "", bad("%s: no %s=VERSION line", file, pkg)
 	}
 	return found[0], nil

@@ -25,8 +25,9 @@ func TestPostgresSettings(t *testing.T) {
 	}
 }
 
-// The version is the one postgresql-15= line's; none, two, or no file at
-// all is one line naming the file.
+// The version is the one postgresql-15= line's; none, two (even of one
+// version), a malformed line anywhere, or no file at all is one line
+// naming the file.
 func TestPostgresVersion(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "stacks/postgres/packages.txt")
@@ -40,6 +41,9 @@ func TestPostgresVersion(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"postgresql-common=248\n":                  "stacks/postgres/packages.txt: no postgresql-15=VERSION line",
+		"postgresql-15=\n":                         `stacks/postgres/packages.txt: line 1: "postgresql-15=": want name=version`,
+		"not a package\npostgresql-15=15.1\n":      `stacks/postgres/packages.txt: line 1: "not a package": want name=version`,
+		"postgresql-15=15.1\npostgresql-15=15.1\n": "stacks/postgres/packages.txt: postgresql-15 is listed 2 times",
 		"postgresql-15=15.1\npostgresql-15=15.2\n": "stacks/postgres/packages.txt: postgresql-15 is listed 2 times",
 	} {
 		write(t, file, text)
