@@ -53,6 +53,9 @@
 //	record timing DIR --wall-ms N --eta-first-s N --windows N --window-s S
 //	               [--phase KIND=COUNT:MS]...   the bench's time against its
 //	               windows and its first ETA, into the manifest, and one line
+//	record stamp LOG --start T --first FILE < LINES   each line into LOG
+//	               after the seconds since T, the first table line's seconds
+//	               into FILE (stamp.go; scripts/first-table)
 package main
 
 import (
@@ -125,6 +128,8 @@ func main() {
 		err = pausesCmd(dir, args)
 	case "timing":
 		err = update(dir, args, timing)
+	case "stamp":
+		os.Exit(stampCmd(dir, args, os.Stdin, os.Stderr))
 	case "shared":
 		err = update(dir, args, sharedHost)
 	case "adopt-study":

@@ -26,6 +26,7 @@ const usage = `verify: does a running stack answer as docs/app.md says?
   verify compare SNAPSHOT SNAPSHOT...
   verify collect -raw RAWDIR -out FILE
   verify signin -url http://127.0.0.1:PORT -email E -password P [-form-only] -out FILE
+  verify answers ROW=REPORT...
 
 The first form checks one stack started exactly as the bench starts it, on a
 freshly seeded database whose file PATH is on this host: every route's status,
@@ -62,10 +63,16 @@ the last form's CSRF token to FILE (mode 0600; bench/websession), which
 plan oha --session puts into the window's requests. A sign-in the app
 refuses is one line naming what came back, exit 1.
 
+The fifth form prints what each row puts on the wire per answer, from the
+report the first form printed (REPORT, verify.txt): "ROW answers (...):"
+and the route lines under it, as scripts/verify shows them. A REPORT that
+does not exist (the row's checks never ran) prints nothing.
+
 Examples:
   verify -stack rust-axum -url http://127.0.0.1:18201 -db /tmp/v/app.db \
       -upstream http://127.0.0.1:18290 -snapshot /tmp/v/rust-axum.parity.json
   verify compare /tmp/v/go-nethttp.parity.json /tmp/v/rust-axum.parity.json
+  verify answers go-nethttp=/tmp/v/go-nethttp/verify.txt rust-axum=/tmp/v/rust-axum/verify.txt
 `
 
 func main() {
@@ -77,6 +84,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "collect" {
 		os.Exit(collectMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "answers" {
+		os.Exit(answersMain(os.Args[2:], os.Stdout))
 	}
 	os.Exit(checkMain(os.Args[1:]))
 }
@@ -265,7 +275,7 @@ func captureAnswers(base string) ([]wire.Answer, []string) {
 // a reader sees when stacks do different work per request.
 func answersReport(answers []wire.Answer, faults []string) string {
 	var b strings.Builder
-	b.WriteString("  answers (GET; bytes on the wire: head + body; how the body is framed; header names):\n")
+	b.WriteString(answersIntro + "GET; bytes on the wire: head + body; how the body is framed; header names):\n")
 	for _, a := range answers {
 		fmt.Fprintf(&b, "    %-11s %d  %4d + %5d B  %-14s  %s\n", a.Path, a.Status, a.HeadBytes, a.BodyBytes, a.Framing, strings.Join(a.Headers, ", "))
 	}

@@ -66,4 +66,6 @@ var Table = []Owned{
 		regexp.MustCompile(`Extra\["`), goCode},
 	{"how a role's program gets the paths its tokens stand for (@OUT, @DATA inside an argument, a kept file's @NAME whole)", "bench/loadrun/main.go",
 		regexp.MustCompile(`//@(OUT|DATA)/|\bat\[@|func putTokens\(`), code},
+	{"what counts as a table line for the time to a first table (scripts/first-table), and its log's seconds", "bench/record/stamp.go",
+		regexp.MustCompile(`\b(TABLE_ROW|ROW_LINE)=|func tableLine\(|printf '%7s`), code},
 }
