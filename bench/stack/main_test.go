@@ -40,7 +40,7 @@ func TestPostgresFacts(t *testing.T) {
 }
 
 // `stack confine` prints, a line each, the very flags bash's confine_flags
-// printed (so confine_split reads them as before): the base set, a tmpfs
+// printed (which confine_flags reads into an array): the base set, a tmpfs
 // per SCRATCH dir of the stack named, none when unconfined, and a bad
 // scratch dir refused in bash's one line, exit 2, with no flag printed.
 func TestConfine(t *testing.T) {
