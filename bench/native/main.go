@@ -1,7 +1,8 @@
 // Command native runs a stack as a host process in a cgroup the lab makes
 // with github.com/containerd/cgroups/v3, on cgroup v1 (every mounted
 // hierarchy) and v2 alike: the same CPUs (and CPU quota), memory limit and
-// pid limit as the stack's container, as an unprivileged user. It is the
+// pid limit as the stack's container, as an unprivileged user (by default
+// the container's: the pid limit, uid and gid are package confine's). It is the
 // native runner's one contact with the kernel's cgroups; the bench starts
 // and stops a native row through it, and a dead bench's groups are found
 // with `native list`.
@@ -70,6 +71,7 @@ import (
 	"github.com/containerd/cgroups/v3/cgroup2"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"stacklab/analysis/confine"
 	"stacklab/formats/cpulist"
 	"stacklab/formats/nativegroup"
 )
@@ -201,9 +203,9 @@ func start(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.cpus, "cpus", "", "the CPU list")
 	fl.StringVar(&o.memory, "memory", "", "the memory limit")
 	fl.Float64Var(&o.quota, "quota", 0, "a CFS quota in CPUs (0: none)")
-	fl.Int64Var(&o.pids, "pids", 4096, "the pid limit")
-	fl.IntVar(&o.uid, "uid", 10001, "the user id the command runs as")
-	fl.IntVar(&o.gid, "gid", 10001, "the group id the command runs as")
+	fl.Int64Var(&o.pids, "pids", confine.PidsLimit, "the pid limit")
+	fl.IntVar(&o.uid, "uid", confine.UID, "the user id the command runs as")
+	fl.IntVar(&o.gid, "gid", confine.GID, "the group id the command runs as")
 	fl.StringVar(&o.dir, "dir", "", "the command's working folder")
 	fl.StringVar(&o.log, "log", "", "the command's stdout and stderr, time-stamped (default: this program's, as they come)")
 	fl.StringVar(&o.logCPUs, "log-cpus", "", "the CPUs of the log's copier (default: any)")
@@ -452,7 +454,7 @@ func checkCmd(args []string, stderr io.Writer) int {
 	fl.StringVar(&o.cpus, "cpus", "", "the CPU list")
 	fl.StringVar(&o.memory, "memory", "", "the memory limit")
 	fl.Float64Var(&o.quota, "quota", 0, "a CFS quota in CPUs (0: none)")
-	fl.Int64Var(&o.pids, "pids", 4096, "the pid limit")
+	fl.Int64Var(&o.pids, "pids", confine.PidsLimit, "the pid limit")
 	if err := fl.Parse(args); err != nil || fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "native check: --cpus LIST --memory SIZE [--quota CPUS] [--pids N] (%s)\n", usage)
 		return 2

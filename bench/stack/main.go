@@ -37,6 +37,13 @@
 //	stack ... postgres-version
 //	    the postgresql-15 version the role's image pins (its packages.txt):
 //	    the manifest's postgres_version
+//	stack ... confine [--unconfined VALUE] [NAME]
+//	    the docker run flags of the lab's confinement (package confine),
+//	    one a line: with NAME, a tmpfs for each of its SCRATCH dirs too;
+//	    none when VALUE (LAB_UNCONFINED's) is 1
+//	stack ... confine-ids
+//	    CONFINE_USER=UID:GID (who the app runs as, its data handed to it)
+//	    and CONFINE_PIDS_LIMIT=N, for bash to assign
 //
 // Bad input (no such stack, a stack.env that does not read, a key the lab
 // does not know, a missing input): one line naming the file, exit 2.
@@ -52,6 +59,7 @@ import (
 	"strconv"
 	"strings"
 
+	"stacklab/analysis/confine"
 	"stacklab/analysis/stackenv"
 )
 
@@ -62,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES|postgres-settings|postgres-version"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES|postgres-settings|postgres-version|confine [--unconfined VALUE] [NAME]|confine-ids"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -74,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0}
+	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0, "confine": 0, "confine-ids": 0}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -92,6 +100,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 			rest = rest[:2]
 		}
+	}
+	var unconfined string
+	if rest[0] == "confine" {
+		cf := flag.NewFlagSet("confine", flag.ContinueOnError)
+		cf.SetOutput(io.Discard)
+		cf.StringVar(&unconfined, "unconfined", "", "LAB_UNCONFINED's value: 1 drops every flag")
+		if err := cf.Parse(rest[1:]); err != nil || cf.NArg() > 1 {
+			fmt.Fprintf(stderr, "stack confine: bad arguments %q (%s)\n", rest[1:], usage)
+			return 2
+		}
+		rest = append(rest[:1], cf.Args()...)
+		n = len(rest) - 1 // a stack's name, or none (upstream, Postgres)
 	}
 	if rest[0] == "app-env" && len(rest) == 6 {
 		n = 5 // the data folder, when not a container's /data
@@ -179,6 +199,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if v, err = lab.PostgresVersion(); err == nil {
 			fmt.Fprintln(stdout, v)
 		}
+	case "confine":
+		err = printConfine(lab, rest[1:], unconfined == "1", stdout)
+	case "confine-ids":
+		fmt.Fprintf(stdout, "CONFINE_USER=%s\nCONFINE_PIDS_LIMIT=%d\n", confine.User(), confine.PidsLimit)
 	case "tag":
 		var tag string
 		if tag, err = lab.Tag(rest[1], strings.Split(buildArgs, "\n")); err == nil {
@@ -195,6 +219,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printConfine prints the confinement's flags a line each, with the
+// SCRATCH dirs of the stack named (when one is); a bad scratch dir is the
+// one line bash's confine_flags said, exit 2.
+func printConfine(lab stackenv.Lab, name []string, unconfined bool, stdout io.Writer) error {
+	var scratch []string
+	if len(name) == 1 {
+		s, err := lab.Read(name[0])
+		if err != nil {
+			return err
+		}
+		scratch = s.Words("SCRATCH")
+	}
+	flags, err := confine.Flags(scratch, unconfined)
+	if err != nil {
+		return &stackenv.Error{Msg: err.Error()}
+	}
+	for _, f := range flags {
+		fmt.Fprintln(stdout, f)
+	}
+	return nil
 }
 
 // imageID is the id of the image Docker has under tag, "" when it has none

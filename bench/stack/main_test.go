@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -33,6 +35,41 @@ func TestPostgresFacts(t *testing.T) {
 		var out, errs strings.Builder
 		if rc := run([]string{"--lab-root", "../..", sub}, &out, &errs); rc != 0 || out.String() != want {
 			t.Errorf("stack %s: exit %d, %q (stderr %q), want %q", sub, rc, out.String(), errs.String(), want)
+		}
+	}
+}
+
+// `stack confine` prints, a line each, the very flags bash's confine_flags
+// printed (which confine_flags reads into an array): the base set, a tmpfs
+// per SCRATCH dir of the stack named, none when unconfined, and a bad
+// scratch dir refused in bash's one line, exit 2, with no flag printed.
+func TestConfine(t *testing.T) {
+	const base = "--user\n10001:10001\n--cap-drop\nALL\n--security-opt\nno-new-privileges\n--read-only\n" +
+		"--pids-limit\n4096\n--tmpfs\n/tmp:rw,nosuid,nodev,noexec,size=64m,mode=1777\n"
+	extra := t.TempDir()
+	os.MkdirAll(filepath.Join(extra, "two"), 0o755)
+	os.WriteFile(filepath.Join(extra, "two", "stack.env"), []byte("SCRATCH=\"/app/tmp /var/cache/x\"\n"), 0o644)
+	os.MkdirAll(filepath.Join(extra, "bad"), 0o755)
+	os.WriteFile(filepath.Join(extra, "bad", "stack.env"), []byte("SCRATCH=\"/app/tmp tmp\"\n"), 0o644)
+	for _, c := range []struct {
+		args      []string
+		rc        int
+		out, errs string
+	}{
+		{[]string{"confine"}, 0, base, ""},
+		{[]string{"confine", "--unconfined", "", "two"}, 0, base +
+			"--tmpfs\n/app/tmp:rw,nosuid,nodev,noexec,size=64m,uid=10001,gid=10001,mode=0700\n" +
+			"--tmpfs\n/var/cache/x:rw,nosuid,nodev,noexec,size=64m,uid=10001,gid=10001,mode=0700\n", ""},
+		{[]string{"confine", "--unconfined", "1", "two"}, 0, "", ""},
+		{[]string{"confine", "--unconfined", "1"}, 0, "", ""},
+		{[]string{"confine", "--unconfined", "true"}, 0, base, ""},
+		{[]string{"confine", "bad"}, 2, "", "confine: scratch dir 'tmp' must be an absolute path other than /tmp and /data\n"},
+		{[]string{"confine-ids"}, 0, "CONFINE_USER=10001:10001\nCONFINE_PIDS_LIMIT=4096\n", ""},
+	} {
+		var out, errs strings.Builder
+		rc := run(append([]string{"--lab-root", "../..", "--extra-stacks", extra}, c.args...), &out, &errs)
+		if rc != c.rc || out.String() != c.out || errs.String() != c.errs {
+			t.Errorf("stack %q: exit %d, %q, stderr %q; want exit %d, %q, stderr %q", c.args, rc, out.String(), errs.String(), c.rc, c.out, c.errs)
 		}
 	}
 }

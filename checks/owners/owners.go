@@ -64,6 +64,8 @@ var Table = []Owned{
 		regexp.MustCompile(`\bc=(app|none)\b|Contract\s*=\s*"(app|none)"|func \(s \*Stack\) Contract\(`), code},
 	{"a key of the manifest's parameters.extra, read by its name", "analysis/manifest/extra.go",
 		regexp.MustCompile(`Extra\["`), goCode},
+	{"the confinement every app container runs under (uid and gid 10001, pid limit 4096, tmpfs of 64m, the docker run flags), and a native app's uid and pid limit", "analysis/confine/confine.go",
+		regexp.MustCompile(`CONFINE_(UID|GID|USER|PIDS_LIMIT|TMPFS_SIZE)=[0-9]|\b(UID|GID|PidsLimit)\s*=\s*[0-9]|"(uid|gid|pids)",\s*[0-9]|--pids-limit|size=64m|--read-only`), code},
 	{"how a role's program gets the paths its tokens stand for (@OUT, @DATA inside an argument, a kept file's @NAME whole)", "bench/loadrun/main.go",
 		regexp.MustCompile(`//@(OUT|DATA)/|\bat\[@|func putTokens\(`), code},
 	{"what counts as a table line for the time to a first table (scripts/first-table), and its log's seconds", "bench/record/stamp.go",

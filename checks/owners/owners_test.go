@@ -124,6 +124,13 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`  elif (($1 % 2 == 1)); then printf '%s\n' "${ROWS[@]}"`, "row order"},
 		{`    [[ "$out" == - ]] || a=${a//@OUT/$o}`, "tokens"},
 		{`    at[@${k%%=*}]=${k#*=}`, "tokens"},
+		{`CONFINE_UID=10001`, "confinement"},
+		{`CONFINE_PIDS_LIMIT=4096`, "confinement"},
+		{`	fl.IntVar(&o.uid, "uid", 10001, "the user id the command runs as")`, "confinement"},
+		{`	fl.Int64Var(&o.pids, "pids", 4096, "the pid limit")`, "confinement"},
+		{`const PidsLimit = 4096`, "confinement"},
+		{`  printf '%s\n' --user "$u:$g" --cap-drop ALL --security-opt no-new-privileges --read-only`, "confinement"},
+		{`    --pids-limit "$limit" --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=64m,mode=1777"`, "confinement"},
 	} {
 		hit := false
 		for _, o := range Table {

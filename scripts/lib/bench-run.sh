@@ -126,7 +126,7 @@ bench_prepare() {
   # Postgres) stay in Docker.
   if native_mode; then
     app_remote && bad "bench: --mode native runs the stacks on this machine; ${HOST_PROFILE_FILE#"$LAB_ROOT"/} gives the app an engine (APP_ENGINE)"
-    lab_tool native check --cpus "$APP_CPUS" --memory "$APP_MEMORY" ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --pids "$CONFINE_PIDS_LIMIT" || exit 2
+    lab_tool native check --cpus "$APP_CPUS" --memory "$APP_MEMORY" ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} || exit 2
     native_build "${needed[@]}"
     needed=()
   fi

@@ -125,7 +125,7 @@ role_tool() {
   # not in the $(...) below)
   local name APP_TOOL_FLAGS=() me=$BASHPID
   name=$(role_tool_name "$role" "$prog" "$me")
-  ((data == 0)) || APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_UID:$CONFINE_GID")
+  ((data == 0)) || APP_TOOL_FLAGS=(--volumes-from "$CONTAINER" --user "$CONFINE_USER")
   if [[ "$out" == - ]]; then
     LOADGEN_KEEP=1 LOADGEN_STDIN=$([[ -n "$stdin" ]] && echo 1) role_run "$role" "$cpus" "$name" ${run[@]+"${run[@]}"} -- "$prog" "$@" \
       <"${stdin:-/dev/null}" || rc=$?

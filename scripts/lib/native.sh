@@ -48,8 +48,7 @@ native_start() {
   native_env "$stack" "$port" "$dir" "$upstream" || return 1
   rm -f "$dir/app.log" "$dir/app.pid" "$dir/start.json"
   env -i "${NATIVE_ENV[@]}" ${ENV_LIST[@]+"${ENV_LIST[@]}"} "$(lab_tool_path native)" start --name "$name" --cpus "$APP_CPUS" --memory "$APP_MEMORY" \
-    ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --pids "$CONFINE_PIDS_LIMIT" --uid "$CONFINE_UID" --gid "$CONFINE_GID" \
-    --dir "$build" --log "$dir/app.log" --log-cpus "$ROLE_SAMPLER_CPUS" --pid-file "$dir/app.pid" \
+    ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} --dir "$build" --log "$dir/app.log" --log-cpus "$ROLE_SAMPLER_CPUS" --pid-file "$dir/app.pid" \
     -- "$(stack_dir "$stack")/native-start" "$build" >"$dir/start.json" || return 1
   echo "$name"
 }

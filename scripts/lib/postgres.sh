@@ -19,12 +19,11 @@ pg_app_url() { echo "postgres://app@127.0.0.1:$PG_PORT/app"; }
 # pg_start CONTAINER DATA_DIR [DOCKER_ARGS...]: the server role on a fresh
 # cluster in DATA_DIR, ready to accept connections
 pg_start() {
-  local name=$1 data=$2 tag confine CONFINE
+  local name=$1 data=$2 tag CONFINE
   shift 2
   pg_role_check
   tag=${IMAGE_TAG[postgres]:-$(require_image postgres)}
-  confine=$(confine_flags) || return 1
-  confine_split "$confine"
+  confine_flags || return 1
   rm -rf "$data"
   mkdir -p "$data"
   confine_data_dir "$data"

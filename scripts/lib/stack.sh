@@ -69,19 +69,16 @@ require_image() {
 # stack_start NAME DATA_DIR CONTAINER PORT UPSTREAM_URL: start NAME's image
 # pinned to the app CPUs with the memory limit, on the host network, with
 # DATA_DIR (holding a fresh app.db, handed to the lab's user) as /data, under
-# the lab's confinement (scripts/lib/confine.sh; tmpfs at /tmp and at each of
+# the lab's confinement (confine_flags, Go's: tmpfs at /tmp and at each of
 # the stack's SCRATCH dirs), with the environment the lab gives the app
 # (stack_app_env). Extra arguments go to docker run. STACK_IMAGE,
 # when set, is the image to start (a build variant's) instead of NAME's.
 # Prints the container id.
 stack_start() {
-  local name=$1 data=$2 container=$3 port=$4 upstream=$5 tag scratch confine CONFINE
+  local name=$1 data=$2 container=$3 port=$4 upstream=$5 tag CONFINE
   shift 5
   tag=${STACK_IMAGE:-$(require_image "$name")}
-  scratch=$(stack_env_get "$name" SCRATCH)
-  # shellcheck disable=SC2086 # SCRATCH is a space-separated list of paths
-  confine=$(confine_flags $scratch) || return 1
-  confine_split "$confine"
+  confine_flags "$name" || return 1
   stack_app_env "$name" "$port" "$upstream" || return 1
   # The app's environment first: a variant's (in "$@") may change the stack's.
   local kv flags=(--name "$container" --label stacklab=1)
@@ -98,7 +95,7 @@ stack_start() {
     # the lab's image unpacks them and gives them to it, with CAP_CHOWN
     # alone)
     tar -C "$data" -cf - . | app_docker run --rm -i --pull never --network none --volumes-from "$container" --cap-drop ALL --cap-add CHOWN \
-      --security-opt no-new-privileges --label "stacklab.bench=${BENCH_ID:-none}" "$LOADGEN_IMAGE" fill /data "$CONFINE_UID:$CONFINE_GID" ||
+      --security-opt no-new-privileges --label "stacklab.bench=${BENCH_ID:-none}" "$LOADGEN_IMAGE" fill /data "$CONFINE_USER" ||
       { note "could not copy the database to the app's engine $ROLE_APP_ENGINE"; return 1; }
     app_docker start "$container" >/dev/null || return 1
   else
@@ -113,7 +110,7 @@ stack_start() {
 # when it stands in the app's place), its image copied there first when
 # that engine lacks it. Extra arguments go to docker run.
 upstream_start_container() {
-  local role=$1 container=$2 cpus=$3 port=$4 tag confine CONFINE engine
+  local role=$1 container=$2 cpus=$3 port=$4 tag CONFINE engine
   shift 4
   tag=$(require_image upstream)
   engine=$(role_engine "$role")
@@ -121,8 +118,7 @@ upstream_start_container() {
     note "could not copy $tag to $(role_words "$role")'s engine $engine"
     return 1
   fi
-  confine=$(confine_flags) || return 1
-  confine_split "$confine"
+  confine_flags || return 1
   engine_docker "$engine" run -d --name "$container" --label stacklab=1 "$@" --network host --cpuset-cpus "$cpus" \
     ${CONFINE[@]+"${CONFINE[@]}"} -e PORT="$port" "$tag" >/dev/null
 }
@@ -212,7 +208,7 @@ docker_stop() {
 # (SEED_ARGS) and checked against SEED_CHECKSUM when the bench set it (DIR
 # is created or emptied),
 # or, for a STACK whose stack.env names its own DATA, a copy of that; DIR
-# and what is in it owned by the uid the app runs as (scripts/lib/confine.sh)
+# and what is in it owned by the uid the app runs as (confine_data_dir)
 fresh_database() {
   local dir=$1 stack=${2:-} own=""
   mkdir -p "$dir"
@@ -310,3 +306,6 @@ lab_tool_path() {
 # built once here, in the shell that sources this file, so that each
 # $(stack_env_get ...) subshell runs them without building again.
 lab_tools_build
+# who the app runs as (CONFINE_USER, uid:gid) and its pid limit
+# (CONFINE_PIDS_LIMIT), as Go's confinement has them
+assign_lines "$(stack_tool confine-ids)"

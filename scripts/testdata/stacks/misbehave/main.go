@@ -1,5 +1,5 @@
 // Command misbehave is a test fixture for the lab's confinement
-// (scripts/lib/confine.sh, tested by scripts/testdata/confine-e2e): it tries
+// (analysis/confine, tested by scripts/testdata/confine-e2e): it tries
 // what a benchmarked app must not be able to do and prints one line per
 // attempt,
 //
