@@ -16,6 +16,9 @@
 //	record finish  DIR [--incomplete REASON] [--if-open]   (--if-open: only a manifest no bench closed)
 //	record reap    LABROOT --self PID [--native LINE] | --lock-holders   what a dead
 //	               bench left, and the line that says so (reap.go)
+//	record own     LABROOT --pid PID --results ROOT   the lock's owner file (owner.go)
+//	record new-dir ROOT --host H --study S [--label L] [--owner LABROOT]
+//	               a new results folder, printed, named in the owner file (owner.go)
 //	record describe DIR   the parameters a re-run needs, as "key value" lines
 //	record differences DIR --gather | --have FILE [--digests | --notes | [--engines FILE] [--anyway]]
 //	               how this host differs from the run, judged on the facts
@@ -100,6 +103,10 @@ func main() {
 		err = describe(dir, args)
 	case "reap":
 		err = reapCmd(dir, args, os.Stdin, os.Stdout)
+	case "own":
+		err = ownCmd(dir, args)
+	case "new-dir":
+		err = newDirCmd(dir, args, os.Stdout)
 	case "differences":
 		os.Exit(differencesCmd(dir, args, os.Stdout, os.Stderr))
 	case "engine":

@@ -46,7 +46,7 @@ var ownerPid = regexp.MustCompile(`^pid ([0-9]+),`)
 // owner reads the owner file: its first line, the bench's pid in it (0:
 // none) and the results folder its "run" line names.
 func owner(root string) (first string, pid int, run string) {
-	b, err := os.ReadFile(filepath.Join(root, ".work", "bench.owner"))
+	b, err := os.ReadFile(ownerFile(root))
 	if err != nil {
 		return "", 0, ""
 	}

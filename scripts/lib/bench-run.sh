@@ -22,7 +22,7 @@ bench_lock() {
       die "bench: another bench holds the lab ($(cat "$LAB_ROOT/.work/bench.owner" 2>/dev/null || echo 'owner unknown')); wait for it or stop it"
   fi
   reap_dead_bench
-  echo "pid $$, started $(date -u +%FT%TZ), writing ${RESULTS_ROOT}" >"$LAB_ROOT/.work/bench.owner"
+  lab_tool record own "$LAB_ROOT" --pid $$ --results "$RESULTS_ROOT"
 }
 
 # orphan_lock_holders: when the bench that owns the lock is dead, what
@@ -95,13 +95,12 @@ finish_background() {
   return "$rc"
 }
 
+# new_results_dir: RUN_DIR, this bench's new results folder, named in the
+# lock's owner file so that a bench killed before closing it is found and
+# marked by the next (reap_dead_bench)
 new_results_dir() {
-  local base
-  base="$RESULTS_ROOT/$(date -u +%F)-$HOST_NAME-$STUDY${LABEL:+-$LABEL}"
-  RUN_DIR=$base
-  local n=2
-  while [[ -e "$RUN_DIR" ]]; do RUN_DIR="$base-$n"; n=$((n + 1)); done
-  mkdir -p "$RUN_DIR/raw"
+  RUN_DIR=$(lab_tool record new-dir "$RESULTS_ROOT" --host "$HOST_NAME" --study "$STUDY" --label "$LABEL" --owner "$LAB_ROOT") ||
+    die "bench: could not make a results folder in $RESULTS_ROOT (above)"
 }
 
 lab_commit() {
@@ -178,9 +177,6 @@ bench_prepare() {
   role_port_free app "$APP_PORT" "the bench's first stack"
   ((NEEDS_UPSTREAM)) && role_port_free upstream "$UPSTREAM_PORT" "the mock upstream"
   new_results_dir
-  # The owner file names the folder, so a bench killed before closing it
-  # is found and marked by the next (reap_dead_bench).
-  echo "run $RUN_DIR" >>"$LAB_ROOT/.work/bench.owner"
   [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
   local tools=() rows=() name version pg=()
   # A bench with rows on Postgres records the server role: its package,
