@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/study"
@@ -125,7 +126,21 @@ type ETA struct {
 	WinSumMs    map[string]int64       `json:"window_sum_ms"`
 	GuessMs     map[string]int64       `json:"guess_ms"`
 	FirstS      int64                  `json:"first_s"`
+	// The bench's clock: when the estimate started (Unix ms, moved later
+	// by each image built between rows: not the bench's time), the runs,
+	// the windows planned (the progress line's total), the builds, and
+	// each estimate shown ("MS:LEFT_S", MS after the start), which record
+	// timing scores at the end.
+	T0Ms    int64    `json:"t0_ms"`
+	Runs    int      `json:"runs"`
+	Planned int      `json:"planned_windows"`
+	BuildN  int      `json:"build_n,omitempty"`
+	BuildMs int64    `json:"build_ms,omitempty"`
+	Marks   []string `json:"marks,omitempty"`
 }
+
+// nowMs is the clock the ETA reads (a test sets its own).
+var nowMs = func() int64 { return time.Now().UnixMilli() }
 
 func newETA() *ETA {
 	return &ETA{Windows: map[string]WindowFacts{}, N: map[string]int{}, SumMs: map[string]int64{},
@@ -179,8 +194,61 @@ func Start(w Walk, p Pace, runs int, paired bool) (*ETA, error) {
 		}
 		e.QuietLeft = runs * b2i(p.QuietGate)
 	}
-	e.FirstS = e.LeftS()
+	e.FirstS, e.T0Ms, e.Runs, e.Planned = e.LeftS(), nowMs(), runs, e.windowsLeft()
 	return e, nil
+}
+
+// windowsLeft is how many measured windows are still to walk.
+func (e *ETA) windowsLeft() int {
+	n := 0
+	for _, s := range e.Left {
+		n += b2i(s.Kind == "window")
+	}
+	return n
+}
+
+// Progress is the line the bench prints before a window: the run (a
+// slice, paired) and the case among those planned (a run or rows walked
+// again count down again), the time left, the image builds still to
+// come; the estimate is kept for record timing.
+func (e *ETA) Progress(run int, row, window string, builds int) string {
+	left := e.LeftS()
+	e.Marks = append(e.Marks, fmt.Sprintf("%d:%d", nowMs()-e.T0Ms, left))
+	unit := "run"
+	if e.Paired {
+		unit = "slice"
+	}
+	line := fmt.Sprintf("%s %d/%d · case %d/%d · %s %s · about %s left", unit, run, e.Runs, e.Planned-e.windowsLeft()+1, e.Planned, row, window, Fmt(left))
+	if builds > 0 {
+		line += fmt.Sprintf(", plus %d image build(s)", builds)
+	}
+	return line
+}
+
+// BuildDone: an image built between rows took ms; its time is not the
+// bench's (the ETA never counted it), so the bench's clock skips it and
+// record timing keeps it apart, as the phase "build".
+func (e *ETA) BuildDone(ms int64) {
+	e.BuildN++
+	e.BuildMs += ms
+	e.T0Ms += ms
+}
+
+// Timing is record timing's arguments, one a line: the wall time since
+// the start (builds left out), the first estimate, each phase's count and
+// time, the builds', and every estimate shown.
+func (e *ETA) Timing() string {
+	args := []string{"--wall-ms", strconv.FormatInt(nowMs()-e.T0Ms, 10), "--eta-first-s", strconv.FormatInt(e.FirstS, 10)}
+	for _, k := range Kinds {
+		args = append(args, "--phase", fmt.Sprintf("%s=%d:%d", k, e.N[k], e.SumMs[k]))
+	}
+	if e.BuildN > 0 {
+		args = append(args, "--phase", fmt.Sprintf("build=%d:%d", e.BuildN, e.BuildMs))
+	}
+	for _, m := range e.Marks {
+		args = append(args, "--eta-at", m)
+	}
+	return strings.Join(args, "\n")
 }
 
 // guess sets each window's facts and every phase's guess.
@@ -343,7 +411,7 @@ func (e *ETA) Save(path string) error {
 }
 
 // etaUsage is plan eta's subcommands.
-const etaUsage = "left, first, phases, done KIND MS [WINDOW], end STEP, drop RUN ROW, add-run N, add-rows N ROWS"
+const etaUsage = "timing, done KIND MS [WINDOW], end STEP, drop RUN ROW, add-run N, add-rows N ROWS, progress RUN ROW WINDOW BUILDS, build-done MS"
 
 // Command runs one of plan eta's subcommands on the state e; it says
 // whether e changed.
@@ -358,7 +426,8 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 	if len(args) == 0 {
 		return "", false, fmt.Errorf("want a subcommand (%s)", etaUsage)
 	}
-	want := map[string][2]int{"left": {0, 0}, "first": {0, 0}, "phases": {0, 0}, "done": {2, 3}, "end": {4, 4}, "drop": {2, 2}, "add-run": {1, 1}, "add-rows": {2, 2}}
+	want := map[string][2]int{"timing": {0, 0}, "done": {2, 3}, "end": {4, 4}, "drop": {2, 2},
+		"add-run": {1, 1}, "add-rows": {2, 2}, "progress": {4, 4}, "build-done": {1, 1}}
 	n, ok := want[args[0]]
 	if !ok {
 		return "", false, fmt.Errorf("unknown subcommand %q (%s)", args[0], etaUsage)
@@ -367,10 +436,24 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		return "", false, fmt.Errorf("%s: wrong number of arguments (%s)", args[0], etaUsage)
 	}
 	switch args[0] {
-	case "left":
-		return strconv.FormatInt(e.LeftS(), 10), false, nil
-	case "first":
-		return strconv.FormatInt(e.FirstS, 10), false, nil
+	case "timing":
+		return e.Timing(), false, nil
+	case "progress":
+		run, err := num(args[1])
+		if err != nil {
+			return "", false, err
+		}
+		builds, err := num(args[4])
+		if err != nil {
+			return "", false, err
+		}
+		return e.Progress(int(run), args[2], args[3], int(builds)), true, nil
+	case "build-done":
+		ms, err := num(args[1])
+		if err != nil {
+			return "", false, err
+		}
+		e.BuildDone(ms)
 	case "phases":
 		var b strings.Builder
 		for _, k := range Kinds {

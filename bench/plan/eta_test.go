@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +63,48 @@ func TestETAStart(t *testing.T) {
 	e, _ = Start(w, p, 1, false)
 	if g := e.Windows["d"].GuessMs; g != guessRampSteps*(1040+5300+guessRampStepOver) {
 		t.Errorf("a ramp with no guess of its steps: %d ms", g)
+	}
+}
+
+func mustLoad(t *testing.T, path string) *ETA {
+	t.Helper()
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// The progress line counts the case among those planned (a run walked
+// again counts down again), keeps each estimate shown for record timing,
+// and an image built between rows is left out of the bench's clock.
+func TestETAProgress(t *testing.T) {
+	defer func(f func() int64) { nowMs = f }(nowMs)
+	clock := int64(10_000)
+	nowMs = func() int64 { return clock }
+	w := Walk{Rows: []string{"x", "y"}, Windows: fourWindows()}
+	e, _ := Start(w, Pace{WarmupS: 1, DurationS: 5, WarmEach: true}, 2, false)
+	if got := e.Progress(1, "x", "a", 0); got != "run 1/2 · case 1/16 · x a · about 2m56s left" {
+		t.Errorf("first line %q", got)
+	}
+	e.End(Step{Kind: "boot", Run: 1, Row: "x"})
+	e.End(Step{Kind: "window", Run: 1, Row: "x", Window: "a"})
+	clock += 12_000
+	if got := e.Progress(1, "x", "b", 3); !strings.HasPrefix(got, "run 1/2 · case 2/16 · x b · about ") || !strings.HasSuffix(got, " left, plus 3 image build(s)") {
+		t.Errorf("second line %q", got)
+	}
+	if err := e.AddRows(1, []string{"x"}); err == nil {
+		t.Error("add-rows without a study: no error")
+	}
+	e.BuildDone(60_000)
+	clock += 60_000
+	tm := e.Timing()
+	if !strings.HasPrefix(tm, "--wall-ms\n12000\n--eta-first-s\n176\n") || !strings.Contains(tm, "--phase\nbuild=1:60000\n--eta-at\n0:176\n--eta-at\n12000:") {
+		t.Errorf("timing:\n%s", tm)
+	}
+	e.Paired = true
+	if got := e.Progress(2, "y", "c", 0); !strings.HasPrefix(got, "slice 2/2 · case 2/16 · ") {
+		t.Errorf("paired %q", got)
 	}
 }
 
@@ -128,12 +171,15 @@ func TestQuietGuess(t *testing.T) {
 // calls, a run and rows walked again are plan schedule's steps, and a bad
 // call is refused.
 func TestETACommands(t *testing.T) {
+	defer func(f func() int64) { nowMs = f }(nowMs)
+	nowMs = func() int64 { return 1000 }
 	path := filepath.Join(t.TempDir(), "eta.json")
 	code, out, errs := runPlan("eta-start", "../../studies/io.toml", "--state", path, "--rows", "a,b", "--runs", "1",
 		"--warmup", "1", "--duration", "5", "--quiet-gate", "1", "--quiet-for", "5", "--quiet-timeout", "60", "--sampler-check", "write")
 	if code != 0 || !strings.HasPrefix(out, "1 run(s) of 2 row(s) × 4 window(s), about ") {
 		t.Fatalf("eta-start: exit %d, %q %s", code, out, errs)
 	}
+	first := strconv.FormatInt(mustLoad(t, path).FirstS, 10)
 	steps := func() int {
 		e, err := Load(path)
 		if err != nil {
@@ -159,7 +205,7 @@ func TestETACommands(t *testing.T) {
 		{[]string{"drop", "1", "b"}, "", 7},
 		{[]string{"add-run", "1"}, "", 22},
 		{[]string{"add-rows", "1", "b"}, "", 28},
-		{[]string{"phases"}, "quiet=1:6000\nceilings=0:0\nheadroom=0:0\nboot=1:2000\nwarmup=0:0\nwindow=1:5400\nrestart=0:0\nsampler=0:0\nstop=0:0", 28},
+		{[]string{"timing"}, "--wall-ms\n0\n--eta-first-s\n" + first + "\n--phase\nquiet=1:6000\n--phase\nceilings=0:0\n--phase\nheadroom=0:0\n--phase\nboot=1:2000\n--phase\nwarmup=0:0\n--phase\nwindow=1:5400\n--phase\nrestart=0:0\n--phase\nsampler=0:0\n--phase\nstop=0:0", 28},
 	} {
 		e, err := Load(path)
 		if err != nil {
@@ -182,7 +228,8 @@ func TestETACommands(t *testing.T) {
 	if e.QuietLeft != 1 {
 		t.Errorf("after a run walked again: %d quiet waits left, want its own", e.QuietLeft)
 	}
-	for _, bad := range [][]string{{"done", "lunch", "5"}, {"done", "window", "-1"}, {"left", "x"}, {"end", "boot"}, {"drop", "x", "a"}, {"nope"}} {
+	for _, bad := range [][]string{{"done", "lunch", "5"}, {"done", "window", "-1"}, {"timing", "x"}, {"end", "boot"}, {"drop", "x", "a"},
+		{"progress", "1", "a", "write"}, {"build-done", "x"}, {"nope"}} {
 		if _, _, err := e.Command(bad); err == nil {
 			t.Errorf("%v: no error", bad)
 		}

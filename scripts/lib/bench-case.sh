@@ -185,7 +185,7 @@ seq_window() {
   eta_timed "window:$w" run_case "$run" "$row" "$w" "$ROW_DIR"
   CASES_HERE=$((CASES_HERE + 1))
   [[ -s "$ROW_DIR/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
-  WINDOWS_DONE=$((WINDOWS_DONE + 1)) WINDOW_RAN=1
+  WINDOW_RAN=1
 }
 
 # seq_sampler RUN ROW WINDOW: the sampler check after the window it

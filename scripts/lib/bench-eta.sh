@@ -9,7 +9,7 @@
 # the end, bench/record compares the first estimate with the wall time
 # and the measured windows. Sourced by scripts/bench.
 
-ETA_T0_MS=0 ETA_FIRST_S="" ETA_NOW_S=0 MEASURED_WINDOWS=0 ETA_MARKS=()
+MEASURED_WINDOWS=0
 
 eta_now() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
@@ -22,20 +22,12 @@ eta_start() {
   line=$(plan_walk eta-start --state "$WORK/eta.json" "$@" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --warm-each "$WARM_EACH" --quiet-gate "$QUIET_GATE" --quiet-for "$QUIET_FOR" --quiet-timeout "$QUIET_TIMEOUT" \
     --quiet-load "$QUIET_LOAD") || die "bench: plan eta-start failed (above)"
-  ETA_T0_MS=$(eta_now)
-  ETA_FIRST_S=$(eta first)
   note "bench: $line"
 }
 
-# eta_mark: the time left now into ETA_NOW_S, as the progress line shows
-# it; each estimate is kept (ms since the start:seconds left) to score the
-# ETA at the end. Not in $(…): the marks would be lost with the subshell.
-eta_mark() {
-  ETA_NOW_S=$(eta left)
-  ETA_MARKS+=("$(($(eta_now) - ETA_T0_MS)):$ETA_NOW_S")
-}
-
-eta_fmt() { echo "$(($1 / 60))m$(printf '%02d' $(($1 % 60)))s"; }
+# progress RUN ROW WINDOW: the line before a window, plan eta's (the case
+# among those planned, the time left, the image builds still to come)
+progress() { note "bench: $(eta progress "$1" "$2" "$3" "$(late_left)")"; }
 
 # eta_done KIND[:WINDOW] T0_MS: a phase of KIND (a window's: of WINDOW)
 # that began at T0_MS is over
@@ -63,25 +55,14 @@ late_left() {
 }
 
 # eta_build_done T0_MS: a late image build (and the settling after it)
-# that began at T0_MS is over. Its time is not the bench's: the ETA never
-# counted it (the progress line says how many builds are still to come),
-# so the bench's clock skips it, and the wall time, the overhead and the
-# ETA's error are those of the measuring alone. record timing keeps it
-# apart, as the phase "build".
-ETA_BUILD_N=0 ETA_BUILD_MS=0
-eta_build_done() {
-  local took=$(($(eta_now) - $1))
-  ETA_BUILD_N=$((ETA_BUILD_N + 1)) ETA_BUILD_MS=$((ETA_BUILD_MS + took)) ETA_T0_MS=$((ETA_T0_MS + took))
-}
+# that began at T0_MS is over: plan eta keeps it apart (phase "build")
+# and out of the bench's clock, which the ETA never counted it in
+eta_build_done() { eta build-done $(($(eta_now) - $1)); }
 
 # eta_finish: the ETA's error and the orchestration overhead, into the
-# manifest (record prints the line)
+# manifest (record prints the line), from plan eta's account
 eta_finish() {
-  local phase phases=()
-  while read -r phase; do phases+=(--phase "$phase"); done < <(eta phases)
-  ((ETA_BUILD_N == 0)) || phases+=(--phase "build=$ETA_BUILD_N:$ETA_BUILD_MS")
-  local mark marks=()
-  for mark in "${ETA_MARKS[@]}"; do marks+=(--eta-at "$mark"); done
-  lab_tool record timing "$RUN_DIR" --wall-ms $(($(eta_now) - ETA_T0_MS)) --eta-first-s "$ETA_FIRST_S" \
-    --windows "$MEASURED_WINDOWS" --window-s "$DURATION" "${phases[@]}" "${marks[@]}" || true
+  local timing=()
+  mapfile -t timing < <(eta timing)
+  lab_tool record timing "$RUN_DIR" "${timing[@]}" --windows "$MEASURED_WINDOWS" --window-s "$DURATION" || true
 }

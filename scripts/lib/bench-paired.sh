@@ -137,7 +137,6 @@ pair_window() {
   progress "$k" "$row" "$w"
   eta_timed "window:$w" run_case "$k" "$row" "$w" "$RUN_DIR/raw/run-$k/$row"
   [[ -s "$RUN_DIR/raw/run-$k/$row/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
-  WINDOWS_DONE=$((WINDOWS_DONE + 1))
 }
 
 # pair_sampler K ROW WINDOW: the study's sampler check beside slice K of

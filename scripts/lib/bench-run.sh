@@ -324,15 +324,6 @@ steps_rows() {
   done
 }
 
-WINDOWS_DONE=0
-progress() { # progress RUN ROW WINDOW: one line, with the time left (bench-eta.sh)
-  local total=$((RUNS * ${#ROWS[@]} * ${#WINDOWS[@]}))
-  eta_mark
-  local builds
-  builds=$(late_left)
-  note "bench: $( ((${PAIRED:-0})) && echo slice || echo run) $1/$RUNS · case $((WINDOWS_DONE + 1))/$total · $2 $3 · about $(eta_fmt "$ETA_NOW_S") left$( ((builds == 0)) || echo ", plus $builds image build(s)")"
-}
-
 bench_main() {
   local run attempt quiet_json
   # How often a run that was not quiet is redone; tests set it for quick.
@@ -403,7 +394,6 @@ redo_rows() {
   mkdir -p "$aside"
   for row in "${rows[@]}"; do mv "$RUN_DIR/raw/run-$1/$row" "$aside/$row"; done
   lab_tool record run "$RUN_DIR" "$1" --discarded "$WORK/run-$1.canary.json"
-  WINDOWS_DONE=$((WINDOWS_DONE - ${#rows[@]} * ${#WINDOWS[@]}))
   eta add-rows "$1" "$(IFS=,; echo "${rows[*]}")"
   for row in "${rows[@]}"; do
     keep=()
@@ -420,7 +410,6 @@ discard_run() {
   mkdir -p "$RUN_DIR/raw/discarded"
   mv "$RUN_DIR/raw/run-$1" "$RUN_DIR/raw/discarded/run-$1-attempt-$2"
   lab_tool record run "$RUN_DIR" "$1" --discarded "$3"
-  WINDOWS_DONE=$((WINDOWS_DONE - ${#ROWS[@]} * ${#WINDOWS[@]}))
   eta add-run "$1"
 }
 
