@@ -125,10 +125,24 @@ func (p Profile) Shell() string {
 		{"MAX_REDO", p.MaxRedo}, {"CANARY_REDO", b(p.CanaryRedo)}, {"PROFILE_SAMPLER_CHECK", b(p.SamplerCheck)},
 		{"PAIRED", b(p.Paired)}, {"LATE_IMAGES", b(p.LateImages)}, {"PROFILE_REQUEST_TIMEOUT_S", p.RequestTimeoutS},
 		{"SAMPLES_PER_WINDOW", p.SamplerSamples}, {"SAMPLER_MIN_MS", p.SamplerMinMs}, {"LEAD_IN_S", p.LeadInS},
+		{"WARMUP_SCOPE", p.WarmupScope()},
 	} {
 		fmt.Fprintf(&s, "%s=%v\n", kv.k, kv.v)
 	}
 	return s.String()
+}
+
+// WarmupScope is what one warm-up precedes, as the manifest's extra
+// "warmup" records it: each row's slices of a case (paired), every window
+// until steady (a profile that warms each), or a container's first.
+func (p Profile) WarmupScope() string {
+	switch {
+	case p.Paired:
+		return "case"
+	case p.WarmEach:
+		return "steady"
+	}
+	return "container"
 }
 
 // Words is the table in one line for the summary header.

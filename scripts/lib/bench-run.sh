@@ -206,19 +206,12 @@ bench_prepare() {
     --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
     --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
     --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (formats/speed)" "${rows[@]}" \
-    --extra "warmup=$(warmup_scope)" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
+    --extra "warmup=$WARMUP_SCOPE" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
     --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} ${pg[@]+"${pg[@]}"} \
     --extra "seed=${SEED_ARGS[*]}" --extra "seed_checksum=$SEED_CHECKSUM" --extra "run_mode=${RUN_MODE:-docker}" \
     "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}" ${engines[@]+"${engines[@]}"}
   for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done
-}
-
-# warmup_scope: what one warm-up precedes (the manifest's extra "warmup"):
-# every window (full), a container's first window (quick), or in the
-# paired profile each row's slices of a case
-warmup_scope() {
-  if ((${PAIRED:-0})); then echo case; elif ((WARM_EACH)); then echo steady; else echo container; fi
 }
 
 # oha_wait: bootstrap waits for the background compile (a line every
