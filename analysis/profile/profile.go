@@ -132,6 +132,17 @@ func (p Profile) Shell() string {
 	return s.String()
 }
 
+// SamplerIntervalMs is the cgroup sampler's interval for windows of
+// durationS: the profile's shortest, longer for long windows, so a window
+// gets about SamplerSamples samples at most (the sampler shares the load
+// generator's CPUs).
+func (p Profile) SamplerIntervalMs(durationS int) int {
+	if p.SamplerSamples <= 0 {
+		return p.SamplerMinMs
+	}
+	return max(durationS*1000/p.SamplerSamples, p.SamplerMinMs)
+}
+
 // WarmupScope is what one warm-up precedes, as the manifest's extra
 // "warmup" records it: each row's slices of a case (paired), every window
 // until steady (a profile that warms each), or a container's first.

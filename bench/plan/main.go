@@ -41,9 +41,11 @@
 //	              add-run N|add-rows N ROWS
 //	    the time left, a phase measured, a step walked, a row's steps
 //	    dropped, a run or rows walked again
-//	plan profile NAME
+//	plan profile NAME [--runs N] [--warmup S] [--duration S]
 //	    the bench profile NAME (analysis/profile) as NAME=VALUE lines for
-//	    the bench's bash
+//	    the bench's bash, then RUNS, WARMUP and DURATION (the flags given,
+//	    each a whole number above 0, else the profile's) and the sampler's
+//	    SAMPLER_INTERVAL for that window
 //	plan ramp|targets|vegeta STUDY ID ...
 //	    a capacity case's next step (RAMP_KEY=VALUE lines: the step, its
 //	    rate or users, a cooldown, restart or trim; or the stop and the
@@ -127,14 +129,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "eta":
 		err = etaCommand(path, rest, stdout)
 	case "profile":
-		if len(rest) > 0 {
-			err = &usageError{"want one profile name"}
-			break
-		}
-		var p profile.Profile
-		if p, err = profile.Get(path); err == nil {
-			fmt.Fprint(stdout, p.Shell())
-		}
+		err = profileCmd(path, rest, stdout)
 	case "checks":
 		var failed bool
 		failed, err = checks(path, rest, stdout)
@@ -716,4 +711,35 @@ func nativeBuild(dirs []string, stack string) bool {
 		return true
 	}
 	return false
+}
+
+// profileCmd prints the bench profile name as the bench's variables, then
+// the bench's runs, warm-up and window length (the flags given, checked,
+// else the profile's) and the sampler's interval for that window.
+func profileCmd(name string, args []string, out io.Writer) error {
+	fl := flag.NewFlagSet("profile", flag.ContinueOnError)
+	given := map[string]*string{"runs": fl.String("runs", "", "runs (the profile's unless given)"),
+		"warmup": fl.String("warmup", "", "warm-up, seconds"), "duration": fl.String("duration", "", "a window's length, seconds")}
+	if err := parseFlags("profile", args, fl); err != nil {
+		return err
+	}
+	p, err := profile.Get(name)
+	if err != nil {
+		return err
+	}
+	set := map[string]int{"runs": p.Runs, "warmup": p.WarmupS, "duration": p.WindowS}
+	for _, k := range []string{"runs", "warmup", "duration"} {
+		v := *given[k]
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || strings.TrimLeft(v, "0123456789") != "" {
+			return &usageError{fmt.Sprintf("--%s '%s' is not a whole number above 0", k, v)}
+		}
+		set[k] = n
+	}
+	fmt.Fprint(out, p.Shell())
+	fmt.Fprintf(out, "RUNS=%d\nWARMUP=%d\nDURATION=%d\nSAMPLER_INTERVAL=%dms\n", set["runs"], set["warmup"], set["duration"], p.SamplerIntervalMs(set["duration"]))
+	return nil
 }

@@ -374,14 +374,6 @@ window_with() {
   rm -f "$WORK"/check.* "${out%.json}.latency.jsonl"
 }
 
-# sampler_interval: SAMPLER_MIN_MS, longer for long windows: about
-# SAMPLES_PER_WINDOW samples a window at most (the sampler shares the load
-# generator's CPUs)
-sampler_interval() {
-  local ms=$((DURATION * 1000 / SAMPLES_PER_WINDOW))
-  echo "$((ms < SAMPLER_MIN_MS ? SAMPLER_MIN_MS : ms))ms"
-}
-
 # sampler_start OUT: the cgroup sampler beside the app, on the sampler's
 # CPUs, into OUT, its own CPU time to OUT.time (what watching costs,
 # measured rather than inferred); the generator's CPUs are watched too when
@@ -391,7 +383,7 @@ sampler_start() {
   ((SAMPLER)) || return 0
   local sets=(--cpuset "app=$APP_CPUS")
   [[ "$(role_engine loadgen)" != "$(role_engine app)" ]] || sets+=(--cpuset "loadgen=$LOADGEN_CPUS")
-  in_background role_tool app "$ROLE_SAMPLER_CPUS" "$1" --time "$1.time" -- cgsample --pid "$APP_PID" --interval "$(sampler_interval)" \
+  in_background role_tool app "$ROLE_SAMPLER_CPUS" "$1" --time "$1.time" -- cgsample --pid "$APP_PID" --interval "$SAMPLER_INTERVAL" \
     "${sets[@]}" --out @OUT 2>>"$WORK/cgsample.log"
   SAMPLER_PID=$BG_PID SAMPLER_OUT=$1
   role_tool_wait app cgsample "$SAMPLER_PID"
@@ -470,7 +462,7 @@ PG_SAMPLER_PID=""
 pg_sampler_start() {
   ((SAMPLER)) || return 0
   in_background taskset -c "$LOADGEN_CPUS" "$(lab_tool_path pgsample)" --url "$(pg_admin_url)" --database app \
-    --interval "$(sampler_interval)" --out "$1" 2>>"$WORK/pgsample.log"
+    --interval "$SAMPLER_INTERVAL" --out "$1" 2>>"$WORK/pgsample.log"
   PG_SAMPLER_PID=$BG_PID
 }
 pg_sampler_stop() {
