@@ -33,17 +33,19 @@ var Kinds = []string{"quiet", "ceilings", "headroom", "boot", "warmup", "window"
 
 // What a phase takes, the guesses until one of its kind is measured in
 // the bench itself: a boot with its checks, a restart, a window's time
-// beyond its length (the canary's readings are in it), a warm-up's beyond
-// its length, and a steady warm-up's length, all as the bench's own timing
-// record (the manifest's timing.phases) showed them on this project's
-// machines; a ramp's step warms up for the warm-up exactly, and a ramp is
+// beyond its length (the canary's readings, the instruments' start and
+// stop, the timeline's compaction: 1.06 s over a quick 5 s window and
+// 1.02 s over a paired 2 s slice in results/2026-12-06-local-*-eta-*), a
+// warm-up's beyond its length, and a steady warm-up's length, all as the
+// bench's own timing record (the manifest's timing.phases) showed them on
+// this project's machines; a ramp's step warms up for the warm-up exactly, and a ramp is
 // plan's guess of its steps, each a warm-up and a window plus about a
 // second around it.
 const (
 	guessBootMs        = 2600
 	guessRestartMs     = 1450
 	guessStopMs        = 150
-	guessWindowOverMs  = 300  // a window's time beyond its length
+	guessWindowOverMs  = 1000 // a window's time beyond its length
 	guessWarmupOverMs  = 40   // a warm-up's beyond its length
 	guessSteadyS       = 5    // a steady-state warm-up's mean length
 	guessCeilingOverMs = 100  // a ceiling window's beyond its length
@@ -54,7 +56,8 @@ const (
 	// each row's warm-up a slice of the warm-up's length.
 	pairedBootMs      = 2000
 	pairedRestartMs   = 1500
-	pairedWindowOver  = 400
+	pairedWindowOver  = 1000
+	pairedWarmupOver  = 100 // a warm-up slice's beyond its length (0.09 and 0.10 s in the same folders)
 	pairedStopMs      = 500
 	pairedCeilingOver = 500
 	pairedSamplerOver = 400
@@ -278,7 +281,7 @@ func (e *ETA) guess(ws []study.Window, p Pace) {
 	}
 	if e.Paired {
 		e.GuessMs = map[string]int64{"quiet": int64(p.QuietForS+1) * 1000, "boot": pairedBootMs, "restart": pairedRestartMs,
-			"warmup": int64(p.WarmupS*1000 + pairedWindowOver), "stop": pairedStopMs,
+			"warmup": int64(p.WarmupS*1000 + pairedWarmupOver), "stop": pairedStopMs,
 			"ceilings": int64(ceilings) * int64(p.DurationS*1000+pairedCeilingOver), "sampler": int64(p.DurationS*1000 + pairedSamplerOver)}
 		return
 	}
@@ -303,14 +306,34 @@ func (e *ETA) stepMs(s Step) int64 {
 		return e.mean(s.Kind)
 	}
 	f := e.Windows[s.Window]
-	ms := f.GuessMs
-	if n := e.WinN[s.Window]; n > 0 {
-		ms = e.WinSumMs[s.Window] / int64(n)
-	}
+	ms := e.windowMs(s.Window, f)
 	if !e.Paired {
 		ms += int64(b2i(f.FreshDB))*e.mean("restart") + int64(b2i(f.Warm))*e.mean("warmup")
 	}
 	return ms
+}
+
+// windowMs is what a window of id should take: the mean of those of its
+// id measured so far, else (a closed-loop window) of every closed-loop
+// window measured so far, else its guess. A ramp is only ever its own.
+func (e *ETA) windowMs(id string, f WindowFacts) int64 {
+	if n := e.WinN[id]; n > 0 {
+		return e.WinSumMs[id] / int64(n)
+	}
+	if f.Ramp {
+		return f.GuessMs
+	}
+	var sum int64
+	n := 0
+	for w, k := range e.WinN {
+		if !e.Windows[w].Ramp {
+			sum, n = sum+e.WinSumMs[w], n+k
+		}
+	}
+	if n == 0 {
+		return f.GuessMs
+	}
+	return sum / int64(n)
 }
 
 // LeftS is the seconds the steps still to walk and the quiet waits still
