@@ -497,13 +497,7 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		if err != nil {
 			return "", false, err
 		}
-		undash := func(v string) string {
-			if v == "-" {
-				return ""
-			}
-			return v
-		}
-		e.End(Step{Kind: args[1], Run: int(run), Row: undash(args[3]), Window: undash(args[4])})
+		e.End(stepOf(args[1], int(run), args[3], args[4]))
 	case "drop":
 		run, err := num(args[1])
 		if err != nil {
@@ -521,7 +515,7 @@ func (e *ETA) Command(args []string) (out string, changed bool, err error) {
 		if err != nil {
 			return "", false, err
 		}
-		return "", true, e.AddRows(int(run), strings.Split(args[2], ","))
+		return "", true, e.AddRows(int(run), list(args[2]))
 	}
 	return "", true, nil
 }

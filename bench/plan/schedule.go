@@ -49,6 +49,18 @@ func (s Step) String() string {
 	return fmt.Sprintf("%s %d %s %s", s.Kind, s.Run, dash(s.Row), dash(s.Window))
 }
 
+// stepOf is the step String printed, read back: "-" is a part it has
+// none of.
+func stepOf(kind string, run int, row, window string) Step {
+	undash := func(v string) string {
+		if v == "-" {
+			return ""
+		}
+		return v
+	}
+	return Step{Kind: kind, Run: run, Row: undash(row), Window: undash(window)}
+}
+
 // Walk is what a schedule is made from: the rows in the study's order,
 // the study's windows, and the profile's choices.
 type Walk struct {

@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"stacklab/formats/rawfile"
 )
 
 // ownerFile is the owner file of the lab at root.
@@ -38,7 +40,7 @@ func ownCmd(root string, args []string) error {
 		return fmt.Errorf("want --pid PID and --results ROOT")
 	}
 	line := fmt.Sprintf("pid %d, started %s, writing %s\n", *pid, time.Now().UTC().Format(time.RFC3339), *results)
-	return os.WriteFile(ownerFile(root), []byte(line), 0o644)
+	return rawfile.Write(ownerFile(root), []byte(line))
 }
 
 // newDir makes root's next results folder for host, study and label on
@@ -75,15 +77,12 @@ func newDirCmd(root string, args []string, out io.Writer) error {
 		return err
 	}
 	if *lab != "" {
-		f, err := os.OpenFile(ownerFile(*lab), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
-		if err != nil {
+		// (the owner line kept, the run line after it, the file written whole)
+		b, err := os.ReadFile(ownerFile(*lab))
+		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
-		_, err = fmt.Fprintf(f, "run %s\n", dir)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := rawfile.Write(ownerFile(*lab), append(b, "run "+dir+"\n"...)); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"stacklab/formats/rawfile"
 )
 
 // record stamp LOG --start T --first FILE [--ended STATUS] < LINES
@@ -96,7 +98,8 @@ func stamp(in io.Reader, log io.Writer, first string, since func() time.Duration
 		}
 		if !seen && tableLine(line) {
 			seen = true
-			if err := writeFirst(first, t); err != nil {
+			// (whole: scripts/first-table may read it the moment it appears)
+			if err := rawfile.Write(first, []byte(t+"\n")); err != nil {
 				return err
 			}
 		}
@@ -113,13 +116,4 @@ var tableRow = regexp.MustCompile(`^\| *[a-z][a-z0-9_.-]*(\[[^\]]*\])? *\| *[0-9
 // (scripts/lib/bench-run.sh row_line: "bench: row " and summarize --row).
 func tableLine(line string) bool {
 	return strings.HasPrefix(line, "bench: row ") || tableRow.MatchString(line)
-}
-
-// writeFirst writes the seconds whole: scripts/first-table may read the
-// file the moment it appears.
-func writeFirst(path, seconds string) error {
-	if err := os.WriteFile(path+".tmp", []byte(seconds+"\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
 }

@@ -127,7 +127,7 @@ func TestStampLastLine(t *testing.T) {
 	if got := lastLine(first, "1", 3721449*time.Millisecond); got != "# no table line; the bench ended after 3721.4 s (status 1)\n" {
 		t.Errorf("without a table line: %q", got)
 	}
-	if err := writeFirst(first, "476.0"); err != nil {
+	if err := os.WriteFile(first, []byte("476.0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got := lastLine(first, "143", 479*time.Second); got != "# first table line after 476.0 s; the bench ended after 479.0 s (status 143)\n" {
