@@ -18,6 +18,7 @@ import (
 
 	"stacklab/analysis/hostprofile"
 	"stacklab/formats/cli"
+	"stacklab/formats/quietlog"
 )
 
 const help = `quiet: is this host quiet enough to measure, and who is using the CPU?
@@ -120,7 +121,7 @@ func oneShot(fs procfs.FS, args []string) {
 	printTable(os.Stdout, all, 8)
 }
 
-func oneShotVerdict(load1, maxLoad float64, busy []usage, share float64) string {
+func oneShotVerdict(load1, maxLoad float64, busy []quietlog.Process, share float64) string {
 	var why []string
 	if load1 >= maxLoad {
 		why = append(why, fmt.Sprintf("load1 %.2f ≥ %.1f", load1, maxLoad))
@@ -203,7 +204,7 @@ func wait(fs procfs.FS, args []string) {
 		now := time.Now()
 		if st.observe(now, load1) {
 			fmt.Fprintf(os.Stderr, "quiet: YES, load1 stayed under %.1f for %v (now %.2f), after waiting %v\n", *load, *need, load1, now.Sub(start).Round(time.Second))
-			record(*out, waitReport{At: *at, Quiet: true, Load: *load, ForS: durS(*need), TimeoutS: durS(*timeout),
+			record(*out, quietlog.Wait{At: *at, Quiet: true, Load: *load, ForS: durS(*need), TimeoutS: durS(*timeout),
 				WaitedS: durS(now.Sub(start)), Load1: load1, LongestQuietS: durS(st.longest)})
 			return
 		}
@@ -233,20 +234,20 @@ func wait(fs procfs.FS, args []string) {
 	}
 	fmt.Fprintf(os.Stderr, "quiet: NO, %s after %v: load1 %.2f, never under %.1f for %v (longest quiet stretch %v); busiest: %s\n",
 		reason, waited, load1, *load, *need, st.longest.Round(time.Second), strings.Join(who, ", "))
-	record(*out, waitReport{At: *at, Load: *load, ForS: durS(*need), TimeoutS: durS(*timeout), WaitedS: durS(waited),
+	record(*out, quietlog.Wait{At: *at, Load: *load, ForS: durS(*need), TimeoutS: durS(*timeout), WaitedS: durS(waited),
 		Load1: load1, LongestQuietS: durS(st.longest), Interrupted: ctx.Err() != nil, Busiest: busy})
 	os.Exit(1)
 }
 
 // record adds w to the run's gate file, when the bench asked for one.
-func record(path string, w waitReport) {
+func record(path string, w quietlog.Wait) {
 	if path == "" {
 		return
 	}
 	for i := range w.Busiest {
 		w.Busiest[i].CPUShare = round(w.Busiest[i].CPUShare, 3)
 	}
-	if err := appendWait(path, w); err != nil {
+	if err := quietlog.AppendWait(path, w); err != nil {
 		cli.Fail("quiet wait", "--out: %v", err)
 	}
 }
@@ -281,19 +282,6 @@ func (p *pidList) Set(s string) error {
 		*p = append(*p, n)
 	}
 	return nil
-}
-
-// watchReport is what `quiet watch` writes to --out: a run's quiet-host
-// evidence (the manifest keeps it whole). Evidence written before the gate
-// recorded its waits has no "why" and no "waits".
-type watchReport struct {
-	Quiet   bool         `json:"quiet"`
-	Why     []string     `json:"why,omitempty"`
-	Waits   []waitReport `json:"waits,omitempty"`
-	Share   float64      `json:"share"`
-	WindowS float64      `json:"window_s"`
-	Load1   []float64    `json:"load1"`
-	Busiest []usage      `json:"busiest"`
 }
 
 func watch(fs procfs.FS, args []string) {
@@ -350,9 +338,9 @@ func watch(fs procfs.FS, args []string) {
 	window := time.Since(start).Seconds()
 	rep := buildReport(acc.result(window, exclusions{SID: *sid, PIDs: pids, Self: os.Getpid()}), *share, window, loads)
 	if *gate != "" {
-		g, err := readGate(*gate)
+		g, err := quietlog.ReadGate(*gate)
 		rep.Waits = g.Waits
-		judge(&rep, err)
+		rep.Judge(err)
 	}
 	enc := json.NewEncoder(fh)
 	if err := enc.Encode(rep); err != nil {
@@ -361,67 +349,39 @@ func watch(fs procfs.FS, args []string) {
 	if err := fh.Close(); err != nil {
 		cli.Fail("quiet watch", "%s: %v", *out, err)
 	}
-	fmt.Fprintln(os.Stderr, watchVerdict(rep))
+	fmt.Fprintln(os.Stderr, rep.Verdict())
 }
 
 func verdict(args []string) {
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		cli.Usage("quiet verdict", "want one FILE written by quiet watch")
 	}
-	b, err := os.ReadFile(args[0])
+	rep, err := quietlog.Read(args[0])
 	if err != nil {
 		cli.Usage("quiet verdict", "%v", err)
 	}
-	var rep watchReport
-	if err := json.Unmarshal(b, &rep); err != nil {
-		cli.Usage("quiet verdict", "%s: not a quiet watch report: %v", args[0], err)
-	}
-	if !rep.Quiet && len(rep.Why) == 0 {
-		// evidence from before the gate recorded its reasons
-		rep.Why = processReasons(rep.Busiest, rep.Share, rep.WindowS)
-	}
-	fmt.Println(watchVerdict(rep))
+	fmt.Println(rep.Verdict())
 	if !rep.Quiet {
 		os.Exit(1)
 	}
 }
 
-func buildReport(all []usage, share, window float64, loads []float64) watchReport {
-	rep := watchReport{Quiet: true, Share: share, WindowS: round(window, 3), Load1: loads, Busiest: outside(all, 5)}
+func buildReport(all []usage, share, window float64, loads []float64) quietlog.Report {
+	rep := quietlog.Report{Quiet: true, Share: share, WindowS: round(window, 3), Load1: loads, Busiest: outside(all, 5)}
 	if rep.Load1 == nil {
 		rep.Load1 = []float64{}
 	}
 	for i := range rep.Busiest {
 		rep.Busiest[i].CPUShare = round(rep.Busiest[i].CPUShare, 3)
 	}
-	judge(&rep, nil)
+	rep.Judge(nil)
 	return rep
 }
+
+func durS(d time.Duration) float64 { return round(d.Seconds(), 1) }
 
 func round(v float64, digits int) float64 {
 	s := strconv.FormatFloat(v, 'f', digits, 64)
 	r, _ := strconv.ParseFloat(s, 64)
 	return r
-}
-
-func watchVerdict(r watchReport) string {
-	if r.Quiet {
-		top := "nothing"
-		if len(r.Busiest) > 0 {
-			top = fmt.Sprintf("%s (pid %d) at %.2f CPU", r.Busiest[0].Comm, r.Busiest[0].PID, r.Busiest[0].CPUShare)
-		}
-		gate := ""
-		if n := len(r.Waits); n > 0 {
-			gate = fmt.Sprintf("the gate's %d wait(s) held; ", n)
-		}
-		if r.WindowS == 0 {
-			// a wait's --out file, before any watch
-			return "quiet: YES so far: " + strings.TrimSuffix(gate, "; ")
-		}
-		return fmt.Sprintf("quiet: YES over %.1f s: %sno process outside the lab used more than %.2f CPU (busiest: %s)", r.WindowS, gate, r.Share, top)
-	}
-	if r.WindowS == 0 {
-		return "quiet: NO: " + strings.Join(r.Why, "; ")
-	}
-	return fmt.Sprintf("quiet: NO over %.1f s: %s", r.WindowS, strings.Join(r.Why, "; "))
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/procfs"
+
+	"stacklab/formats/quietlog"
 )
 
 // proc is one process as seen in one snapshot of /proc.
@@ -89,10 +91,10 @@ func (e exclusions) labReason(p proc, byPID map[int]proc) string {
 
 // usage is one process's CPU over a window.
 type usage struct {
-	PID      int     `json:"pid"`
-	Comm     string  `json:"comm"`
-	CPUShare float64 `json:"cpu_share"` // CPUs used on average over the window (1.0 = one whole CPU)
-	Lab      string  `json:"-"`         // why it is the lab's, "" when it is not
+	PID      int
+	Comm     string
+	CPUShare float64 // CPUs used on average over the window (1.0 = one whole CPU)
+	Lab      string  // why it is the lab's, "" when it is not
 }
 
 // accumulator adds up each process's CPU over a series of snapshots, so a
@@ -146,12 +148,13 @@ func (a *accumulator) result(windowS float64, ex exclusions) []usage {
 	return out
 }
 
-// outside keeps the processes that are not the lab's, at most n of them.
-func outside(all []usage, n int) []usage {
-	out := []usage{}
+// outside keeps the processes that are not the lab's, at most n of them,
+// as the gate's files record them.
+func outside(all []usage, n int) []quietlog.Process {
+	out := []quietlog.Process{}
 	for _, u := range all {
 		if u.Lab == "" && len(out) < n {
-			out = append(out, u)
+			out = append(out, quietlog.Process{PID: u.PID, Comm: u.Comm, CPUShare: u.CPUShare})
 		}
 	}
 	return out

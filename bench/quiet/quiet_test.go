@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+
+	"stacklab/formats/quietlog"
 )
 
 func fixture(t *testing.T) snapshot {
@@ -109,14 +111,14 @@ func TestReportQuietOnlyWhenNobodyOutsideTheLabIsBusy(t *testing.T) {
 	if r.Quiet || len(r.Busiest) != 2 || r.Busiest[0].Comm != "stress" || r.WindowS != 15 {
 		t.Errorf("report %+v: want not quiet, stress first, the container left out", r)
 	}
-	if v := watchVerdict(r); !strings.HasPrefix(v, "quiet: NO") || !strings.Contains(v, "stress (pid 800) outside the lab used 0.61 CPU > 0.50 over the 15 s run") {
+	if v := r.Verdict(); !strings.HasPrefix(v, "quiet: NO") || !strings.Contains(v, "stress (pid 800) outside the lab used 0.61 CPU > 0.50 over the 15 s run") {
 		t.Errorf("verdict %q", v)
 	}
 	r = buildReport(all[:1], 0.5, 15, nil)
 	if !r.Quiet || r.Busiest == nil || r.Load1 == nil {
 		t.Errorf("only the lab was busy: want quiet with empty (not null) lists, got %+v", r)
 	}
-	if v := watchVerdict(r); !strings.HasPrefix(v, "quiet: YES") {
+	if v := r.Verdict(); !strings.HasPrefix(v, "quiet: YES") {
 		t.Errorf("verdict %q", v)
 	}
 }
@@ -140,10 +142,10 @@ func TestWaitNeedsAnUnbrokenQuietStretch(t *testing.T) {
 }
 
 func TestOneShotVerdict(t *testing.T) {
-	if v := oneShotVerdict(0.3, 2, []usage{{PID: 5, Comm: "x", CPUShare: 0.1}}, 0.5); !strings.HasPrefix(v, "quiet: YES") {
+	if v := oneShotVerdict(0.3, 2, []quietlog.Process{{PID: 5, Comm: "x", CPUShare: 0.1}}, 0.5); !strings.HasPrefix(v, "quiet: YES") {
 		t.Error(v)
 	}
-	v := oneShotVerdict(3.1, 2, []usage{{PID: 5, Comm: "cc1", CPUShare: 0.9}}, 0.5)
+	v := oneShotVerdict(3.1, 2, []quietlog.Process{{PID: 5, Comm: "cc1", CPUShare: 0.9}}, 0.5)
 	if !strings.Contains(v, "load1 3.10 ≥ 2.0") || !strings.Contains(v, "cc1 (pid 5) used 0.90 CPU") {
 		t.Error(v)
 	}
