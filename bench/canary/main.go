@@ -8,12 +8,13 @@
 //	                              used meanwhile, to tell a contended
 //	                              reading from a slow CPU)
 //	canary                        (no --out: print one reading)
-//	canary verdict --out FILE [--rows FILE] RUN
+//	canary verdict --out FILE [--rows FILE] [--threshold X] RUN
 //	                              (a run's raw folder: exit 1 and the
 //	                              reason in FILE when a window was flagged;
 //	                              --rows: the rows with a flagged window,
-//	                              one a line, which the bench measures
-//	                              again at the run's end)
+//	                              one a line; the judgement is package
+//	                              verdict's, which the bench asks through
+//	                              plan redo)
 package main
 
 import (
@@ -22,10 +23,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
+	"stacklab/bench/canary/verdict"
 	"stacklab/formats/cgroupstat"
 	"stacklab/formats/speed"
 )
@@ -34,7 +33,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "verdict" {
-		return verdict(args[1:], stdout, stderr)
+		return verdictCmd(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("canary", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -92,12 +91,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// verdict judges a run's raw folder (raw/run-N): every
-// <stack>/<window>.canary.jsonl in it against the run's medians. A window
-// off by more than the threshold makes it exit 1 with the reason, as JSON
-// {"reason": ...} in --out, for the bench to keep as the evidence of a
-// discarded run.
-func verdict(args []string, stdout, stderr io.Writer) int {
+// verdictCmd judges a run's raw folder (raw/run-N) with package verdict. A
+// window off by more than the threshold makes it exit 1 with the reason,
+// as JSON {"reason": ...} in --out, for the bench to keep as the evidence
+// of a discarded run.
+func verdictCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("canary verdict", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "write the reason here when a window was flagged")
@@ -110,56 +108,19 @@ func verdict(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "canary verdict: want --out FILE and one run folder (raw/run-N)")
 		return 2
 	}
-	files, err := filepath.Glob(filepath.Join(fs.Arg(0), "*", "*.canary.jsonl"))
+	v, err := verdict.Judge(fs.Arg(0), *threshold)
+	if err == nil {
+		err = v.Write(*out, *rowsOut)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "canary verdict: %v\n", err)
 		return 2
 	}
-	windows := map[string][]speed.Reading{}
-	var names []string
-	for _, f := range files {
-		rs, err := speed.ReadFile(f)
-		if err != nil {
-			fmt.Fprintf(stderr, "canary verdict: %v\n", err)
-			return 2
-		}
-		n := filepath.Base(filepath.Dir(f)) + " " + strings.TrimSuffix(filepath.Base(f), ".canary.jsonl")
-		windows[n], names = rs, append(names, n)
+	fmt.Fprintln(stdout, v.Line(*rowsOut != ""))
+	if len(v.Flagged) > 0 {
+		return 1
 	}
-	flags, _ := speed.Judge(windows, names, *threshold)
-	var bad, rows []string
-	contended := 0
-	for _, f := range flags {
-		contended += f.Contended
-		if f.Flagged {
-			bad = append(bad, fmt.Sprintf("%s (%s %+.0f%%)", f.Window, f.Reading, 100*f.Off))
-			if row, _, _ := strings.Cut(f.Window, " "); !slices.Contains(rows, row) {
-				rows = append(rows, row)
-			}
-		}
-	}
-	if len(bad) == 0 {
-		fmt.Fprintf(stdout, "canary: %d windows, none more than %.0f%% off the run's median%s\n", len(flags), 100**threshold, contendedNote(contended))
-		return 0
-	}
-	reason := fmt.Sprintf("the CPU-speed canary was more than %.0f%% off the run's median around %d of %d windows: %s", 100**threshold, len(bad), len(flags), strings.Join(bad, ", "))
-	if *rowsOut != "" {
-		reason += "; measured again at the run's end: " + strings.Join(rows, ", ")
-		if err := os.WriteFile(*rowsOut, []byte(strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
-			fmt.Fprintf(stderr, "canary verdict: %v\n", err)
-			return 2
-		}
-	}
-	b, _ := json.Marshal(struct {
-		Reason string   `json:"reason"`
-		Rows   []string `json:"rows,omitempty"`
-	}{reason, rows})
-	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
-		fmt.Fprintf(stderr, "canary verdict: %v\n", err)
-		return 2
-	}
-	fmt.Fprintln(stdout, "canary: "+reason)
-	return 1
+	return 0
 }
 
 // cpuUsage is the cgroup's CPU time so far, in nanoseconds.
@@ -172,13 +133,4 @@ func cpuUsage(s *cgroupstat.Sampler) (uint64, error) {
 		return 0, fmt.Errorf("%s: no CPU usage to read", s.Desc)
 	}
 	return *x.CPUUsageNs, nil
-}
-
-// contendedNote says how many readings were left out because the app was
-// busy on its CPUs while they ran.
-func contendedNote(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%d app-CPU readings left out: the app itself used over %.0f%% of the CPU during them)", n, 100*speed.Contended)
 }
