@@ -46,6 +46,11 @@
 //	    the bench's bash, then RUNS, WARMUP and DURATION (the flags given,
 //	    each a whole number above 0, else the profile's) and the sampler's
 //	    SAMPLER_INTERVAL for that window
+//	plan redo WORK --run N --attempt A --max M [--canary-redo 0|1 --raw DIR [--threshold X]]
+//	               [--quiet-gate 0|1 --quiet FILE]
+//	    what the bench does with a run it walked: REDO=rows (the canary's
+//	    rows measured again), run (walked again: it was not quiet) or keep,
+//	    with the attempt, a note, and the evidence kept (redo.go)
 //	plan ramp|targets|vegeta STUDY ID ...
 //	    a capacity case's next step (RAMP_KEY=VALUE lines: the step, its
 //	    rate or users, a cooldown, restart or trim; or the stop and the
@@ -130,6 +135,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = etaCommand(path, rest, stdout)
 	case "profile":
 		err = profileCmd(path, rest, stdout)
+	case "redo":
+		err = redoCmd(path, rest, stdout)
 	case "checks":
 		var failed bool
 		failed, err = checks(path, rest, stdout)
@@ -137,7 +144,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, schedule, size-left, eta-start, eta, profile)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, schedule, size-left, eta-start, eta, profile, redo)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
