@@ -40,6 +40,8 @@ var Table = []Owned{
 	{"a bench profile's table (runs, warm-up, window, quiet gate, redo limits, request timeout, the sampler's cadence)", "analysis/profile/profiles.toml",
 		regexp.MustCompile(`^\s*(runs|warmup_s|window_s|warmup_max_s|quiet_for_s|quiet_timeout_s|max_redo|request_timeout_s|sampler_samples|sampler_min_ms)\s*=\s*[0-9]|\b(QUIET_FOR|QUIET_TIMEOUT|MAX_REDO|WARMUP_MAX_S|WARMUP_SLICE_S|SAMPLES_PER_WINDOW|SAMPLER_MIN_MS|REQUEST_TIMEOUT_S)=[0-9]|_TIMEOUT_S:-[0-9]|-t\s+"?[0-9]+s"?|\*\s*1000\s*/\s*[0-9]+\b|\$\{(RUNS|WARMUP|DURATION):=[0-9]`),
 		func(p string) bool { return code(p) || hasSuffix(p, ".toml") && !hasPrefix(p, "results/") }},
+	{"the bench's redo rules (the canary's rows, a run that was not quiet, within the profile's max_redo)", "bench/plan/redo.go",
+		regexp.MustCompile(`func decideRedo\(|\battempt\s*<\s*\$?MAX_REDO\b|lab_tool\s+(canary|quiet)\s+verdict\b`), code},
 	{"the schedule's counts and the ETA's guesses (boot 2600 ms, restart 1450 ms, stop 150 ms, the paired profile's)", "bench/plan/eta.go",
 		regexp.MustCompile(`\b(2600|1450)\b|guess[A-Z]\w*\s*=|paired[A-Z]\w*(Ms|Over)\s*=|ETA_GUESS|ETA_PER_RUN`), code},
 	{"which windows get a warm-up of their own", "bench/plan/eta.go",

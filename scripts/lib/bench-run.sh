@@ -339,17 +339,16 @@ bench_main() {
       # The full profile measures again, at the run's end, each row during
       # one of whose windows the vCPU changed speed (the CPU-speed canary
       # moved), which no load average shows; the run's other rows stand.
-      while ((CANARY_REDO && attempt < MAX_REDO)) && canary_rows "$run"; do
-        attempt=$((attempt + 1))
-        note "bench: run $run: $(cat "$WORK/run-$run.canary.txt") (attempt $((attempt + 1)) of $((MAX_REDO + 1)))"
-        redo_rows "$run" "$attempt"
+      while redo_ask "$run" "$attempt" --raw "$RUN_DIR/raw/run-$run" && [[ "$REDO" == rows ]]; do
+        attempt=$REDO_ATTEMPT
+        redo_rows "$run" "$attempt" "$REDO_EVIDENCE" "$REDO_ROWS_FILE"
       done
       quiet_watch_stop "$quiet_json"
       QUIET_RUN=""
-      if ((QUIET_GATE)) && ! quiet_ok "$quiet_json" && ((attempt < MAX_REDO)); then
-        attempt=$((attempt + 1))
-        note "bench: run $run was not quiet ($(quiet_summary "$quiet_json")); discarding it, attempt $((attempt + 1)) of $((MAX_REDO + 1))"
-        discard_run "$run" "$attempt" "$quiet_json"
+      redo_ask "$run" "$attempt" --quiet "$quiet_json"
+      if [[ "$REDO" == run ]]; then
+        attempt=$REDO_ATTEMPT
+        discard_run "$run" "$attempt" "$REDO_EVIDENCE"
         continue
       fi
       local evidence=()
@@ -362,31 +361,33 @@ bench_main() {
   bench_finish
 }
 
-# canary_rows RUN: did the canary flag a window of RUN? Its words then in
-# $WORK/run-RUN.canary.txt, the rows to measure again in .canary.rows. A
-# verdict that could not read the files says so and keeps the run:
-# summarize will name the bad file.
-canary_rows() {
-  local w="$WORK/run-$1.canary"
-  rm -f "$w.json" "$w.rows"
-  # (LAB_CANARY_THRESHOLD: the tests' own, to flag a window at will)
-  lab_tool canary verdict --out "$w.json" --rows "$w.rows" ${LAB_CANARY_THRESHOLD:+--threshold "$LAB_CANARY_THRESHOLD"} \
-    "$RUN_DIR/raw/run-$1" >"$w.txt" 2>&1 && return 1
-  [[ -s "$w.rows" ]] && return 0
-  note "bench: run $1: $(cat "$w.txt")"
-  return 1
+# redo_ask RUN ATTEMPT (--raw DIR | --quiet FILE): what to do with RUN
+# after ATTEMPT attempts set aside, by plan redo's rules on the evidence
+# given (the canary's, in the run's raw folder, while the watch is on; the
+# watch's file once it stopped): REDO is rows, run or keep, REDO_ATTEMPT
+# the attempt a redo is, and the answer's note, when it has one, is shown.
+# (LAB_CANARY_THRESHOLD: the tests' own, to flag a window at will)
+redo_ask() {
+  local answer
+  answer=$(lab_tool plan redo "$WORK" --run "$1" --attempt "$2" --max "$MAX_REDO" --canary-redo "$CANARY_REDO" \
+    --quiet-gate "$QUIET_GATE" ${LAB_CANARY_THRESHOLD:+--threshold "$LAB_CANARY_THRESHOLD"} "${@:3}") ||
+    die "bench: plan redo failed (above)"
+  REDO="" REDO_ATTEMPT="" REDO_NOTE="" REDO_EVIDENCE="" REDO_ROWS_FILE=""
+  assign_lines "$answer"
+  [[ -z "$REDO_NOTE" ]] || note "bench: $REDO_NOTE"
 }
 
-# redo_rows RUN ATTEMPT: the canary's rows of RUN measured again: their raw
-# files moved aside (raw/discarded/run-RUN-attempt-ATTEMPT/ROW), the
-# canary's evidence kept in the manifest, each row's session run again and
-# moved to the end of ORDER, the run's order as measured
+# redo_rows RUN ATTEMPT EVIDENCE ROWS_FILE: the canary's rows of RUN (one a
+# line in ROWS_FILE) measured again: their raw files moved aside
+# (raw/discarded/run-RUN-attempt-ATTEMPT/ROW), EVIDENCE (the canary's
+# JSON) kept in the manifest, each row's session run again and moved to
+# the end of ORDER, the run's order as measured
 redo_rows() {
   local row r keep rows=() aside="$RUN_DIR/raw/discarded/run-$1-attempt-$2"
-  mapfile -t rows <"$WORK/run-$1.canary.rows"
+  mapfile -t rows <"$4"
   mkdir -p "$aside"
   for row in "${rows[@]}"; do mv "$RUN_DIR/raw/run-$1/$row" "$aside/$row"; done
-  lab_tool record run "$RUN_DIR" "$1" --discarded "$WORK/run-$1.canary.json"
+  lab_tool record run "$RUN_DIR" "$1" --discarded "$3"
   eta add-rows "$1" "$(IFS=,; echo "${rows[*]}")"
   for row in "${rows[@]}"; do
     keep=()
@@ -507,7 +508,3 @@ quiet_watch_stop() {
   finish_background "$QUIET_PID" || true
   QUIET_PID=""
 }
-
-# quiet_ok FILE: was the watched run quiet? (no evidence: nothing to say against it)
-quiet_ok() { [[ ! -f "$1" ]] || lab_tool quiet verdict "$1" >/dev/null; }
-quiet_summary() { lab_tool quiet verdict "$1" || true; }
