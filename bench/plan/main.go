@@ -277,24 +277,13 @@ func describe(path string, args []string, out io.Writer) error {
 	if s.PairedCheck != "" {
 		fmt.Fprintf(out, "paired_check %s\n", s.PairedCheck)
 	}
-	upstream := 0
-	for _, c := range s.Cases() {
-		if c.UpstreamDelayMs > 0 {
-			upstream = 1
-		}
-		for _, m := range c.Mix {
-			if m.UpstreamDelayMs > 0 {
-				upstream = 1
-			}
-		}
-	}
 	checks := 0
 	for _, c := range s.Cases() {
 		if c.Check != nil {
 			checks = 1
 		}
 	}
-	fmt.Fprintf(out, "upstream %d\nheadroom %d\nchecks %d\n", upstream, b2i(Headroom(s.Windows(*conns))), checks)
+	fmt.Fprintf(out, "upstream %d\nheadroom %d\nchecks %d\n", b2i(needsUpstream(s)), b2i(Headroom(s.Windows(*conns))), checks)
 	fmt.Fprintf(out, "seed_args %s\n", strings.Join(s.Seed.Args(), " "))
 	if z := s.Size; z != nil {
 		build := 0
@@ -334,6 +323,23 @@ func describe(path string, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "window %s\n", w.ID)
 	}
 	return nil
+}
+
+// needsUpstream says whether a case of the study, or a request of a
+// case's mix, waits on the mock upstream (upstream_delay_ms): the bench
+// then starts the mock beside the app.
+func needsUpstream(s *study.Study) bool {
+	for _, c := range s.Cases() {
+		if c.UpstreamDelayMs > 0 {
+			return true
+		}
+		for _, m := range c.Mix {
+			if m.UpstreamDelayMs > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stackDatabases is the DATABASES a stack folder's stack.env declares
