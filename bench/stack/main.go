@@ -21,6 +21,12 @@
 //	    (DATA: the data folder, /data in a container)
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
+//	stack ... tags NAME...
+//	    "NAME TAG" a line for each NAME the lab builds, each once, in the
+//	    order given (none for a stack whose IMAGE names an image built
+//	    elsewhere): what plan images compares with the images Docker has;
+//	    a tag that cannot be made is its line on stderr, the others still
+//	    printed, exit 2
 //	stack ... host-packages NAME
 //	    what to do about the Debian packages NAME's native build needs on
 //	    the host (NATIVE_PACKAGES, at its Dockerfile's versions), a line
@@ -70,7 +76,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|build-args NAME --build-args LINES|postgres-settings|postgres-version|confine [--unconfined VALUE] [NAME]|confine-ids"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|tags NAME...|build-args NAME --build-args LINES|postgres-settings|postgres-version|confine [--unconfined VALUE] [NAME]|confine-ids"
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -82,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0, "confine": 0, "confine-ids": 0}
+	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "tags": -1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0, "confine": 0, "confine-ids": 0}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -203,6 +209,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = printConfine(lab, rest[1:], unconfined == "1", stdout)
 	case "confine-ids":
 		fmt.Fprintf(stdout, "CONFINE_USER=%s\nCONFINE_PIDS_LIMIT=%d\n", confine.User(), confine.PidsLimit)
+	case "tags":
+		if !printTags(lab, rest[1:], stdout, stderr) {
+			return 2
+		}
 	case "tag":
 		var tag string
 		if tag, err = lab.Tag(rest[1], strings.Split(buildArgs, "\n")); err == nil {
@@ -219,6 +229,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printTags prints "NAME TAG" for each of names the lab builds, each
+// once, in order; a stack whose IMAGE names an image built elsewhere has
+// no tag of the lab's. A stack whose tag cannot be made is its one line on
+// stderr, and the others are still printed: the bench counts it unbuilt,
+// and scripts/images says the same when it comes to build it. False when
+// one failed.
+func printTags(lab stackenv.Lab, names []string, stdout, stderr io.Writer) bool {
+	ok, seen := true, map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		s, err := lab.Read(name)
+		if err == nil && s.Values["IMAGE"] != "" {
+			continue
+		}
+		var tag string
+		if err == nil {
+			tag, err = lab.Tag(name, nil)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, err.Error())
+			ok = false
+			continue
+		}
+		fmt.Fprintln(stdout, name+" "+tag)
+	}
+	return ok
 }
 
 // printConfine prints the confinement's flags a line each, with the

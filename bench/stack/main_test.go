@@ -73,3 +73,35 @@ func TestConfine(t *testing.T) {
 		}
 	}
 }
+
+// `stack tags` gives each stack the lab builds the very tag `stack tag`
+// gives it, once however often it is named; a stack with an IMAGE of its
+// own has none, and one whose tag cannot be made is its line on stderr
+// while the others are still printed, exit 2.
+func TestTags(t *testing.T) {
+	extra := t.TempDir()
+	for name, env := range map[string]string{
+		"plain":  "INPUTS=\"\"\nTOOLCHAINS=\"\"\n",
+		"own":    "IMAGE=example/own:1\nCONTRACT=none\n",
+		"broken": "TOOLCHAINS=\"\"\n",
+	} {
+		os.MkdirAll(filepath.Join(extra, name), 0o755)
+		os.WriteFile(filepath.Join(extra, name, "stack.env"), []byte(env), 0o644)
+	}
+	stack := func(args ...string) (int, string, string) {
+		var out, errs strings.Builder
+		rc := run(append([]string{"--lab-root", "../..", "--extra-stacks", extra}, args...), &out, &errs)
+		return rc, out.String(), errs.String()
+	}
+	rc, tag, errs := stack("tag", "plain")
+	if rc != 0 || !strings.HasPrefix(tag, "stacklab/plain:") {
+		t.Fatalf("stack tag plain: exit %d, %q, stderr %q", rc, tag, errs)
+	}
+	rc, out, errs := stack("tags", "plain", "own", "broken", "plain")
+	if rc != 2 || out != "plain "+tag || !strings.Contains(errs, "no INPUTS= line") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("stack tags: exit %d, %q, stderr %q; want exit 2, %q and broken's one line", rc, out, errs, "plain "+tag)
+	}
+	if rc, out, _ := stack("tags", "own"); rc != 0 || out != "" {
+		t.Errorf("stack tags own: exit %d, %q; want exit 0 and no line", rc, out)
+	}
+}
