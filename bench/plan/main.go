@@ -31,6 +31,18 @@
 //	                    [--sampler-check W] [--sampler 0|1] [--connections N]
 //	    the steps of run N (or of a whole paired bench) as the bench walks
 //	    them, one "KIND RUN ROW WINDOW" a line (schedule.go)
+//	plan images STUDY --rows a,b --lab-root DIR [--extra-stacks DIR] [--connections N]
+//	            [--mode docker|native] [--late-images 0|1] [--oha-later 0|1] [--tags FILE] [--images FILE]
+//	    which images the bench builds, and when (images.go), from the rows'
+//	    tags (FILE: stack tags's "NAME TAG" lines) and the images Docker
+//	    has (FILE: REPOSITORY:TAG a line), as KEY=VALUE lines, each list
+//	    separated by spaces: NATIVE (natively: the rows' stacks, each once,
+//	    built on this machine), NOW (built before the first row: the
+//	    rows' stacks, each once, in row order (none natively), then
+//	    upstream and postgres when they run), LATE (with --late-images 1: the stacks taken out
+//	    of NOW, neither built nor an IMAGE of their own, built just before
+//	    their first session) and WHILE_OHA (with --oha-later 1: LATE's
+//	    first when it is the first row's stack, built while oha compiles)
 //	plan size-left RUN ROW --runs N --took ROW=S,... ROW...
 //	    the size study's time left from ROW of RUN on, as run 1 took each row
 //	plan eta-start STUDY --state FILE --rows a,b --runs N [--paired] [schedule's flags] ... (eta.go)
@@ -101,7 +113,7 @@ func (e *usageError) Error() string { return e.msg }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
-		fmt.Fprintln(stderr, "usage: plan describe|window|oha|checks STUDY ... (see the comment at the top of bench/plan/main.go)")
+		fmt.Fprintln(stderr, "usage: plan describe|window|oha|checks|images STUDY ... (see the comment at the top of bench/plan/main.go)")
 		return 2
 	}
 	cmd, path, rest := args[0], args[1], args[2:]
@@ -127,6 +139,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = k6Script(path, rest, stdout)
 	case "schedule":
 		err = scheduleCmd(path, rest, stdout)
+	case "images":
+		err = imagesCmd(path, rest, stdout)
 	case "size-left":
 		err = sizeLeftCmd(path, rest, stdout)
 	case "eta-start":
@@ -144,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, schedule, size-left, eta-start, eta, profile, redo)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, schedule, images, size-left, eta-start, eta, profile, redo)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
