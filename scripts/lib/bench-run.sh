@@ -115,50 +115,30 @@ bench_prepare() {
   trap 'on_signal SIGINT' INT
   trap 'on_signal SIGTERM' TERM
   mkdir -p "$WORK"
-  local needed=() r s
-  for r in "${ROWS[@]}"; do
-    s=$(row_stack "$r")
-    [[ " ${needed[*]} " == *" $s "* ]] || needed+=("$s")
-  done
+  local NATIVE="" NOW="" LATE="" WHILE_OHA="" now=() native=() r s
+  images_plan
+  read -ra now <<<"$NOW"
+  read -ra LATE_STACKS <<<"$LATE"
   # The native mode builds each stack with its own toolchain, here, and
   # needs none of their images; the lab's own roles (the mock upstream,
   # Postgres) stay in Docker.
   if native_mode; then
     app_remote && bad "bench: --mode native runs the stacks on this machine; ${HOST_PROFILE_FILE#"$LAB_ROOT"/} gives the app an engine (APP_ENGINE)"
     lab_tool native check --cpus "$APP_CPUS" --memory "$APP_MEMORY" ${APP_CPU_QUOTA:+--quota "$APP_CPU_QUOTA"} || exit 2
-    native_build "${needed[@]}"
-    needed=()
+    read -ra native <<<"$NATIVE"
+    native_build "${native[@]}"
   fi
-  # the generator's headroom runs the mock upstream in the app's place
-  ((NEEDS_UPSTREAM || HEADROOM)) && needed+=(upstream)
   if ((NEEDS_POSTGRES)); then
     # the server role stays on the bench's engine, and an app elsewhere
     # would reach it over the network: not built
     app_remote && die "bench: ${STUDY_FILE#"$LAB_ROOT"/}: a row on Postgres with the app on its own engine (APP_ENGINE=$ROLE_APP_ENGINE in ${HOST_PROFILE_FILE#"$LAB_ROOT"/}) is not built: the server role runs on the bench's engine"
     pg_role_check
-    needed+=(postgres)
   fi
-  # A profile with late_images (quick) measures each stack as soon as its image is ready:
-  # what is built is measured first, and a missing image is built just
-  # before its stack's first session (late_image), so a first look at a
-  # fresh machine prints its first row after one image build, not nine.
-  local now=("${needed[@]}")
-  if ((LATE_IMAGES)); then
-    now=()
-    for s in "${needed[@]}"; do
-      if [[ "$s" == upstream || "$s" == postgres || -n "$(stack_env_get "$s" IMAGE)" ]] || docker image inspect "$(image_tag "$s")" >/dev/null 2>&1; then
-        now+=("$s")
-      else
-        LATE_STACKS+=("$s")
-      fi
-    done
-  fi
-  # While oha compiles, the first row's image too (the first late one: the
-  # rows' order); if it fails, late_image tries again in its turn and
-  # records the failure.
-  if ((OHA_LATER)) && late_stack "${ROWS[0]}"; then
-    note "bench: building ${LATE_STACKS[0]}'s image while oha compiles"
-    ! "$LAB_ROOT/scripts/images" "${LATE_STACKS[0]}" || { now+=("${LATE_STACKS[0]}"); LATE_STACKS=("${LATE_STACKS[@]:1}"); }
+  # While oha compiles, the first row's late image too (LATE's first); if
+  # it fails, late_image tries again in its turn and records the failure.
+  if [[ -n "$WHILE_OHA" ]]; then
+    note "bench: building $WHILE_OHA's image while oha compiles"
+    ! "$LAB_ROOT/scripts/images" "$WHILE_OHA" || { now+=("$WHILE_OHA"); LATE_STACKS=("${LATE_STACKS[@]:1}"); }
   fi
   ((${#now[@]} == 0)) || "$LAB_ROOT/scripts/images" "${now[@]}"
   for s in "${now[@]}"; do IMAGE_TAG[$s]=$(require_image "$s"); done
@@ -268,6 +248,20 @@ record_image() {
     --size "$(docker image inspect -f '{{.Size}}' "$tag")" \
     --compressed "$(cat "$LAB_ROOT/.tools/images/$(docker image inspect -f '{{.Id}}' "$tag" | sed 's/^sha256://').gz-bytes" 2>/dev/null || echo 0)" \
     --digest "$(image_files_digest "$tag")"
+}
+
+# images_plan: which images the bench builds before its first row (NOW),
+# which just before their stack's first session (LATE, the profile's
+# late_images), which while oha compiles (WHILE_OHA) and, natively, which
+# stacks it builds here (NATIVE): plan images decides, handed the rows'
+# tags and the images Docker has
+images_plan() {
+  local out
+  out=$(lab_tool plan images "$STUDY_FILE" --rows "$(IFS=,; echo "${ROWS[*]}")" --connections "$CONNECTIONS" \
+    --lab-root "$LAB_ROOT" --extra-stacks "${LAB_EXTRA_STACKS:-}" --mode "${RUN_MODE:-docker}" \
+    --late-images "$LATE_IMAGES" --oha-later "$OHA_LATER" --tags <(stack_tool tags "${ROW_STACK[@]}") \
+    --images <(docker images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null)) || exit 1
+  assign_lines "$out"
 }
 
 # plan_walk SUBCOMMAND FLAGS...: plan's SUBCOMMAND with the flags this
