@@ -50,6 +50,8 @@ var Table = []Owned{
 		regexp.MustCompile(`\bsrand\b|rand\.NewPCG\(|\bshuf\b`), code},
 	{"a sequential run's row order (every other run reversed)", "bench/plan/order.go",
 		regexp.MustCompile(`%\s*2\s*==\s*[01]\b.*(ROWS|rows\b)|func runOrder\(`), code},
+	{"which images a bench builds before its first row, which just before their stack's first session (late_images) and which while oha compiles", "bench/plan/images.go",
+		regexp.MustCompile(`LATE_STACKS\+=|\(\(\s*LATE_IMAGES\s*\)\)|\+=\(\s*(upstream|postgres)\s*\)|\.LateImages\s*&&|func PlanImages\(`), code},
 	{"which folders are stacks, and a stack's values (stack.env)", "analysis/stackenv/stackenv.go",
 		regexp.MustCompile(`source\s+\S*stack\.env|-f\s+\S*stack\.env|Stat\(.*"stack\.env"|func IsStack`), code},
 	{"an image's tag (the hash of its inputs)", "analysis/stackenv/tag.go",
