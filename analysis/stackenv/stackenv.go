@@ -83,6 +83,11 @@ type Lab struct {
 	// version, "not installed" when it has none (bench/stack runs them;
 	// without it every toolchain hashes as not installed).
 	Toolchain func(name string) string
+	// Made holds the tags already made, by stack name, when the caller
+	// asks for many at once (nil: none kept): a DEPENDS image's tag, base's
+	// above all (its host inputs run its build-image), is made once and
+	// not again for each stack built on it.
+	Made map[string]string
 }
 
 func (l Lab) dirs() []string {

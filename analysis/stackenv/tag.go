@@ -57,9 +57,14 @@ func (l Lab) InputsHash(name string, buildArgs []string) (string, error) {
 	}
 	var deps bytes.Buffer
 	for _, d := range s.Words("DEPENDS") {
-		tag, err := l.Tag(d, nil)
-		if err != nil {
-			return "", err
+		tag, ok := l.Made[d]
+		if !ok {
+			if tag, err = l.Tag(d, nil); err != nil {
+				return "", err
+			}
+			if l.Made != nil {
+				l.Made[d] = tag
+			}
 		}
 		id := ""
 		if l.ImageID != nil {

@@ -239,6 +239,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // one failed.
 func printTags(lab stackenv.Lab, names []string, stdout, stderr io.Writer) bool {
 	ok, seen := true, map[string]bool{}
+	lab.Made = map[string]string{}
 	for _, name := range names {
 		if seen[name] {
 			continue
