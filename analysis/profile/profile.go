@@ -1,8 +1,8 @@
 // Package profile owns the bench's profiles (profiles.toml, embedded):
 // runs, warm-up, window, the quiet gate, redo limits, timeouts and the
 // sampler's cadence, one typed table per profile. The bench asks for one
-// through `plan profile NAME` (Shell); the manifest keeps the table it ran
-// with, and the summary header prints it.
+// through `plan args` (Shell, for its --profile NAME); the manifest keeps
+// the table it ran with, and the summary header prints it.
 package profile
 
 import (

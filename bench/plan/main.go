@@ -53,11 +53,15 @@
 //	              add-run N|add-rows N ROWS
 //	    the time left, a phase measured, a step walked, a row's steps
 //	    dropped, a run or rows walked again
-//	plan profile NAME [--runs N] [--warmup S] [--duration S]
-//	    the bench profile NAME (analysis/profile) as NAME=VALUE lines for
-//	    the bench's bash, then RUNS, WARMUP and DURATION (the flags given,
-//	    each a whole number above 0, else the profile's) and the sampler's
-//	    SAMPLER_INTERVAL for that window
+//	plan args --lab-root DIR -- ARGS...
+//	    scripts/bench's command line ARGS checked, as the bench's KEY=VALUE
+//	    lines: USAGE=0, STUDY_FILE (--study NAME's studies/NAME.toml, or a
+//	    path), PROFILE, STACKS_ARG, LABEL, RESULTS_ROOT, RUN_MODE,
+//	    QUIET_GATE, SAMPLER and RUNS_ARG (--runs as given), then the bench
+//	    profile (analysis/profile) as its NAME=VALUE lines, then RUNS,
+//	    WARMUP and DURATION (the flags given, each a whole number above 0,
+//	    else the profile's) and the sampler's SAMPLER_INTERVAL for that
+//	    window; USAGE=1 alone for -h or --help (args.go)
 //	plan redo WORK --run N --attempt A --max M [--canary-redo 0|1 --raw DIR [--threshold X]]
 //	               [--quiet-gate 0|1 --quiet FILE]
 //	    what the bench does with a run it walked: REDO=rows (the canary's
@@ -90,8 +94,6 @@ import (
 	"time"
 
 	"stacklab/analysis/hostprofile"
-	"stacklab/analysis/profile"
-
 	"stacklab/analysis/ramp"
 	"stacklab/analysis/stackenv"
 	"stacklab/analysis/study"
@@ -147,10 +149,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = etaStart(path, rest, stdout)
 	case "eta":
 		err = etaCommand(path, rest, stdout)
-	case "profile":
-		err = profileCmd(path, rest, stdout)
 	case "redo":
 		err = redoCmd(path, rest, stdout)
+	case "args":
+		err = argsCmd(args[1:], stdout)
 	case "checks":
 		var failed bool
 		failed, err = checks(path, rest, stdout)
@@ -158,7 +160,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	default:
-		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, schedule, images, size-left, eta-start, eta, profile, redo)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown subcommand %q (describe, window, oha, headroom, checks, ramp, targets, vegeta, k6, schedule, images, size-left, eta-start, eta, args, redo)", cmd)}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "plan "+cmd+": "+err.Error())
@@ -738,35 +740,4 @@ func nativeBuild(dirs []string, stack string) bool {
 		return true
 	}
 	return false
-}
-
-// profileCmd prints the bench profile name as the bench's variables, then
-// the bench's runs, warm-up and window length (the flags given, checked,
-// else the profile's) and the sampler's interval for that window.
-func profileCmd(name string, args []string, out io.Writer) error {
-	fl := flag.NewFlagSet("profile", flag.ContinueOnError)
-	given := map[string]*string{"runs": fl.String("runs", "", "runs (the profile's unless given)"),
-		"warmup": fl.String("warmup", "", "warm-up, seconds"), "duration": fl.String("duration", "", "a window's length, seconds")}
-	if err := parseFlags("profile", args, fl); err != nil {
-		return err
-	}
-	p, err := profile.Get(name)
-	if err != nil {
-		return err
-	}
-	set := map[string]int{"runs": p.Runs, "warmup": p.WarmupS, "duration": p.WindowS}
-	for _, k := range []string{"runs", "warmup", "duration"} {
-		v := *given[k]
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 || strings.TrimLeft(v, "0123456789") != "" {
-			return &usageError{fmt.Sprintf("--%s '%s' is not a whole number above 0", k, v)}
-		}
-		set[k] = n
-	}
-	fmt.Fprint(out, p.Shell())
-	fmt.Fprintf(out, "RUNS=%d\nWARMUP=%d\nDURATION=%d\nSAMPLER_INTERVAL=%dms\n", set["runs"], set["warmup"], set["duration"], p.SamplerIntervalMs(set["duration"]))
-	return nil
 }

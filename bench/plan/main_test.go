@@ -289,26 +289,3 @@ func TestDescribeBuildArgs(t *testing.T) {
 		t.Errorf("native: exit %d %q", code, errs)
 	}
 }
-
-// The bench's runs, warm-up and window: the flags given (each checked), else
-// the profile's; the sampler's interval follows the window's length.
-func TestProfileFlags(t *testing.T) {
-	code, out, errs := runPlan("profile", "quick", "--runs", "3", "--duration", "60")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	for _, want := range []string{"\nRUNS=3\n", "\nWARMUP=1\n", "\nDURATION=60\n", "\nSAMPLER_INTERVAL=800ms\n", "\nWARMUP_SCOPE=steady\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("no %q in\n%s", want, out)
-		}
-	}
-	if _, out, _ = runPlan("profile", "quick"); !strings.Contains(out, "\nDURATION=5\nSAMPLER_INTERVAL=100ms\n") {
-		t.Errorf("the profile's own window:\n%s", out)
-	}
-	for _, bad := range []string{"0", "x", "-2", "+2", "1.5"} {
-		code, _, errs := runPlan("profile", "quick", "--warmup", bad)
-		if want := "plan profile: --warmup '" + bad + "' is not a whole number above 0\n"; code != 2 || errs != want {
-			t.Errorf("--warmup %s: exit %d, %q", bad, code, errs)
-		}
-	}
-}

@@ -133,7 +133,7 @@ read_plan() {
       slots) ROW_SLOTS[$a]=$b ;;
       database) ROW_DB[$a]=$b; [[ "$b" != postgres ]] || NEEDS_POSTGRES=1 ;;
       window) WINDOWS+=("$a") ;;
-      size_runs) SIZE_STUDY=1; [[ "$a" != "${PROFILE:-quick}" ]] || SIZE_RUNS=$b ;;
+      size_runs) SIZE_STUDY=1; [[ "$a" != "$PROFILE" ]] || SIZE_RUNS=$b ;;
       size_build) SIZE_BUILD=$a ;;
     esac
   done <<<"$out"
