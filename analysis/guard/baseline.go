@@ -28,6 +28,15 @@ type pointer struct {
 // baseline of studies/NAME.toml.
 const BaselineExt = ".baseline"
 
+// A first baseline (scripts/guard --update with no baseline file yet) is
+// measured with the quick profile and five runs unless --profile and
+// --runs say otherwise: five, so that the U test can reach its level
+// against five new ones (four a side at least).
+const (
+	firstBaselineProfile = "quick"
+	firstBaselineRuns    = 5
+)
+
 // isPointer tells a baseline file from a results folder.
 func isPointer(path string) bool { return strings.HasSuffix(path, BaselineExt) }
 

@@ -9,7 +9,7 @@
 //	guard --baseline BASE [--row NEW=BASE]... [--markdown FILE] [--update] NEW_DIR
 //	guard --within DIR --row HEAD=BASE [--markdown FILE]
 //	guard --bench-flags --baseline FILE.baseline --study STUDY_FILE
-//	guard --stack-folder STACK --study STUDY_FILE --lab-root DIR
+//	guard --args --lab-root DIR [--compare NEW_DIR [--base-row ROW]] -- GUARD_ARGS...
 //	guard --relative-study STUDY_FILE --stack STACK --base-row ROW --base-env FILE --base-image TAG --out DIR
 //
 // Exit status: 0 no route regressed (and, with --update, the baseline
@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"stacklab/analysis/manifest"
@@ -35,7 +36,7 @@ import (
 const usage = `usage: guard --baseline BASE [--row NEW=BASE]... [--markdown FILE] [--update] NEW_DIR
        guard --within DIR --row HEAD=BASE [--markdown FILE]
        guard --bench-flags --baseline FILE.baseline --study STUDY_FILE
-       guard --stack-folder STACK --study STUDY_FILE --lab-root DIR
+       guard --args --lab-root DIR [--compare NEW_DIR [--base-row ROW]] -- GUARD_ARGS...
        guard --relative-study STUDY_FILE --stack STACK --base-row ROW --base-env FILE --base-image TAG --out DIR
 
 Holds every route of the results folder NEW_DIR to the baseline BASE (a
@@ -57,8 +58,11 @@ would decide it.
   --bench-flags    print the bench flags that measure as the baseline did
                    (profile, runs, warm-up, window), after checking it is a
                    baseline of STUDY_FILE
-  --stack-folder   print the folder of the study's STACK relative to the
-                   lab's root DIR (scripts/guard --against builds it at REV)
+  --args           check scripts/guard's command line GUARD_ARGS for the
+                   lab at DIR and print what it asks of the bench as
+                   KEY=VALUE lines (args.go); with --compare, compare the
+                   bench's folder NEW_DIR as GUARD_ARGS ask (--against: its
+                   STACK held to the row ROW built at REV)
   --relative-study write into DIR the study STUDY_FILE (and the studies it
                    includes) with a stacks folder that adds ROW: the stack
                    STACK as its stack.env FILE (at another commit) says,
@@ -82,9 +86,9 @@ type options struct {
 	rows                      map[string]string // new row → baseline row
 	update, benchFlags        bool
 	within                    string
-	stackFolder, labRoot      string
 	dirs                      []string
 	relative                  relativeOptions
+	script                    *scriptCall // --args
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -95,7 +99,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil {
 		var code int
-		code, err = guard(o, stdout, stderr)
+		if o.script != nil {
+			code, err = script(o.script, stdout, stderr)
+		} else {
+			code, err = guard(o, stdout, stderr)
+		}
 		if err == nil {
 			return code
 		}
@@ -111,6 +119,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 var errHelp = errors.New("help")
 
 func parseArgs(args []string) (*options, error) {
+	if len(args) > 0 && args[0] == "--args" {
+		c, err := parseScriptCall(args[1:])
+		return &options{script: c}, err
+	}
 	o := &options{rows: map[string]string{}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -134,22 +146,10 @@ func parseArgs(args []string) (*options, error) {
 		case "--row":
 			var v string
 			if v, err = val(); err == nil {
-				n, b, ok := strings.Cut(v, "=")
-				switch {
-				case !ok || n == "" || b == "":
-					err = bad("--row %s: want NEW=BASE (a row of the new run, a row of the baseline)", v)
-				case o.rows[n] != "":
-					err = bad("--row %s: row %s is already held to %s", v, n, o.rows[n])
-				default:
-					o.rows[n] = b
-				}
+				err = addRow(o.rows, v)
 			}
 		case "--within":
 			o.within, err = val()
-		case "--stack-folder":
-			o.stackFolder, err = val()
-		case "--lab-root":
-			o.labRoot, err = val()
 		case "--relative-study":
 			o.relative.study, err = val()
 		case "--stack":
@@ -177,11 +177,6 @@ func parseArgs(args []string) (*options, error) {
 		}
 	}
 	switch {
-	case o.stackFolder != "":
-		if o.study == "" || o.labRoot == "" {
-			return nil, bad("--stack-folder needs --study and --lab-root")
-		}
-		return o, nil
 	case o.relative.study != "":
 		r := o.relative
 		if r.stack == "" || r.baseRow == "" || r.baseEnv == "" || r.baseImage == "" || r.out == "" {
@@ -211,6 +206,20 @@ func parseArgs(args []string) (*options, error) {
 	return o, nil
 }
 
+// addRow holds the new run's row to a row of the baseline, as --row
+// NEW=BASE v says: one baseline row for each new row.
+func addRow(rows map[string]string, v string) error {
+	n, b, ok := strings.Cut(v, "=")
+	switch {
+	case !ok || n == "" || b == "":
+		return bad("--row %s: want NEW=BASE (a row of the new run, a row of the baseline)", v)
+	case rows[n] != "":
+		return bad("--row %s: row %s is already held to %s", v, n, rows[n])
+	}
+	rows[n] = b
+	return nil
+}
+
 // guard runs the comparison o asks for; an error is printed as one line.
 func guard(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.benchFlags {
@@ -218,9 +227,6 @@ func guard(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	if o.relative.study != "" {
 		return relativeStudy(o.relative, stdout)
-	}
-	if o.stackFolder != "" {
-		return stackFolder(o.study, o.stackFolder, o.labRoot, stdout)
 	}
 	if o.within != "" {
 		f, err := load(o.within)
@@ -325,29 +331,43 @@ func firstBaseline(o *options, nf *results.Folder, stdout io.Writer) (int, error
 // benchFlags checks a baseline file against the study about to be run and
 // prints the bench flags that measure the way its folder was measured.
 func benchFlags(o *options, stdout io.Writer) (int, error) {
-	st, err := study.Load(o.study)
+	m, err := measuredAs(o.baseline, o.study)
 	if err != nil {
-		return 0, &badInput{err.Error()}
+		return 0, err
 	}
-	dir := o.baseline
+	fmt.Fprintf(stdout, "--profile %s --runs %s --warmup %s --duration %s --mode %s\n", m.profile, m.runs, m.warmup, m.duration, m.mode)
+	return 0, nil
+}
+
+// method is how the bench measures a guard's run: its --profile, --runs,
+// --warmup, --duration and --mode ("": the bench's own default).
+type method struct{ profile, runs, warmup, duration, mode string }
+
+// measuredAs is how the baseline's folder was measured, once the baseline
+// is checked to be one of the study at studyFile.
+func measuredAs(baseline, studyFile string) (method, error) {
+	st, err := study.Load(studyFile)
+	if err != nil {
+		return method{}, &badInput{err.Error()}
+	}
+	dir := baseline
 	if isPointer(dir) {
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return 0, bad("%s: no such baseline file: the first run needs --update, which makes its folder the baseline", dir)
+			return method{}, bad("%s: no such baseline file: the first run needs --update, which makes its folder the baseline", dir)
 		}
-		if dir, err = readPointer(o.baseline); err != nil {
-			return 0, &badInput{err.Error()}
+		if dir, err = readPointer(baseline); err != nil {
+			return method{}, &badInput{err.Error()}
 		}
 	}
 	m, err := manifest.Read(dir)
 	if err != nil {
-		return 0, &badInput{err.Error()}
+		return method{}, &badInput{err.Error()}
 	}
 	if m.Study != st.Name {
-		return 0, bad("%s is a baseline of study %s, not of %s", o.baseline, m.Study, o.study)
+		return method{}, bad("%s is a baseline of study %s, not of %s", baseline, m.Study, studyFile)
 	}
 	p := m.Parameters
-	fmt.Fprintf(stdout, "--profile %s --runs %d --warmup %s --duration %s --mode %s\n", m.Profile, p.Runs, num(p.WarmupS), num(p.DurationS), p.RunMode())
-	return 0, nil
+	return method{m.Profile, strconv.Itoa(p.Runs), num(p.WarmupS), num(p.DurationS), p.RunMode()}, nil
 }
 
 func num(v float64) string {

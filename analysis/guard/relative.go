@@ -13,6 +13,12 @@ import (
 	"stacklab/analysis/study"
 )
 
+// relativeProfile is the profile relative mode (scripts/guard --against)
+// measures with unless --profile names another: the paired profile, every
+// row up at once and short slices alternating, so that both builds share
+// the host's noise.
+const relativeProfile = "paired"
+
 // relativeOptions are --relative-study's: the study, the stack both rows
 // run, and the base row's name, stack.env and image (built at another
 // commit by scripts/guard --against).
@@ -104,12 +110,12 @@ func relativeStudy(o relativeOptions, stdout io.Writer) (int, error) {
 	return 0, nil
 }
 
-// stackFolder prints where the study's stack's folder is, relative to the
+// stackFolder is where the study's stack's folder is, relative to the
 // lab's root: the study's stacks_dir first, as the bench looks, then stacks/.
-func stackFolder(studyFile, stack, root string, stdout io.Writer) (int, error) {
+func stackFolder(studyFile, stack, root string) (string, error) {
 	st, err := study.Load(studyFile)
 	if err != nil {
-		return 0, &badInput{err.Error()}
+		return "", &badInput{err.Error()}
 	}
 	dir := filepath.Join(root, "stacks", stack)
 	if st.StacksDir != "" {
@@ -118,14 +124,13 @@ func stackFolder(studyFile, stack, root string, stdout io.Writer) (int, error) {
 		}
 	}
 	if !stackenv.IsStack(dir) {
-		return 0, bad("%s: no stack %s (no %s)", studyFile, stack, filepath.Join(dir, "stack.env"))
+		return "", bad("%s: no stack %s (no %s)", studyFile, stack, filepath.Join(dir, "stack.env"))
 	}
 	absDir, err1 := filepath.Abs(dir)
 	absRoot, err2 := filepath.Abs(root)
 	rel, err3 := filepath.Rel(absRoot, absDir)
 	if err := errors.Join(err1, err2, err3); err != nil || strings.HasPrefix(rel, "..") {
-		return 0, bad("%s: the stack folder %s is outside the lab (%s): another commit of it cannot be built", studyFile, dir, root)
+		return "", bad("%s: the stack folder %s is outside the lab (%s): another commit of it cannot be built", studyFile, dir, root)
 	}
-	fmt.Fprintln(stdout, filepath.ToSlash(rel))
-	return 0, nil
+	return filepath.ToSlash(rel), nil
 }

@@ -82,21 +82,6 @@ verify_app() {
     -upstream "$4" ${snap[@]+"${snap[@]}"} -write-concurrency "${CONNECTIONS:-32}" -record @verdict -answers @answers >"$5" 2>&1
 }
 
-# study_file NAME|PATH: the study file a --study names (a path, or
-# studies/NAME.toml), or one line listing the studies there are
-study_file() {
-  if [[ "$1" == */* || "$1" == *.toml ]]; then
-    [[ -f "$1" ]] || die "bench: --study '$1': no such study file"
-    echo "$1"
-  elif [[ -f "$LAB_ROOT/studies/$1.toml" ]]; then
-    echo "$LAB_ROOT/studies/$1.toml"
-  else
-    local f names=()
-    for f in "$LAB_ROOT"/studies/*.toml; do names+=("$(basename "$f" .toml)"); done
-    die "bench: --study '$1' is not a study (studies/: ${names[*]}; or give a study file's path)"
-  fi
-}
-
 # read_plan: what the study asks for, from bench/plan: ROWS (stacks and
 # variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_SLOTS per row, WINDOWS,
 # SAMPLER_CHECK, PAIRED_CHECK, NEEDS_UPSTREAM, HEADROOM (the generator's, once a run),
