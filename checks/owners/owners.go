@@ -72,6 +72,8 @@ var Table = []Owned{
 		regexp.MustCompile(`CONFINE_(UID|GID|USER|PIDS_LIMIT|TMPFS_SIZE)=[0-9]|\b(UID|GID|PidsLimit)\s*=\s*[0-9]|"(uid|gid|pids)",\s*[0-9]|--pids-limit|size=64m|--read-only`), code},
 	{"how a role's program gets the paths its tokens stand for (@OUT, @DATA inside an argument, a kept file's @NAME whole)", "bench/loadrun/main.go",
 		regexp.MustCompile(`//@(OUT|DATA)/|\bat\[@|func putTokens\(`), code},
+	{"a first baseline's method (the quick profile, five runs: so that the U test can reach its level)", "analysis/guard/baseline.go",
+		regexp.MustCompile(`\$\{RUNS:-[0-9]|\bfirstBaseline(Profile|Runs)\s*=|"runs",\s*5\b`), code},
 	{"what counts as a table line for the time to a first table (scripts/first-table), and its log's seconds", "bench/record/stamp.go",
 		regexp.MustCompile(`\b(TABLE_ROW|ROW_LINE)=|func tableLine\(|printf '%7s`), code},
 }

@@ -138,6 +138,9 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`const PidsLimit = 4096`, "confinement"},
 		{`  printf '%s\n' --user "$u:$g" --cap-drop ALL --security-opt no-new-privileges --read-only`, "confinement"},
 		{`    --pids-limit "$limit" --tmpfs "/tmp:rw,nosuid,nodev,noexec,size=64m,mode=1777"`, "confinement"},
+		{`  BENCH_FLAGS=(--profile "${PROFILE:-quick}" --runs "${RUNS:-5}")`, "first baseline"},
+		{`const firstBaselineRuns = 5`, "first baseline"},
+		{`	runs := fl.Int("runs", 5, "a first baseline's runs")`, "first baseline"},
 	} {
 		hit := false
 		for _, o := range Table {
