@@ -19,7 +19,7 @@
 //	record own     LABROOT --pid PID --results ROOT   the lock's owner file (owner.go)
 //	record new-dir ROOT --host H --study S [--label L] [--owner LABROOT]
 //	               a new results folder, printed, named in the owner file (owner.go)
-//	record describe DIR   the parameters a re-run needs, as "key value" lines
+//	record describe DIR   the parameters a re-run needs, as KEY=VALUE lines
 //	record differences DIR --gather | --have FILE [--digests | --notes | [--engines FILE] [--anyway]]
 //	               how this host differs from the run, judged on the facts
 //	               scripts/rerun gathers (differences.go; exit 2 on bad input)
@@ -66,6 +66,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -100,7 +101,7 @@ func main() {
 	case "confinement":
 		err = update(dir, args, confinement)
 	case "describe":
-		err = describe(dir, args)
+		err = describe(dir, args, os.Stdout)
 	case "reap":
 		err = reapCmd(dir, args, os.Stdin, os.Stdout)
 	case "own":
@@ -474,10 +475,12 @@ func failure(m *manifest.Manifest, args []string) error {
 }
 
 // describe prints the parameters scripts/rerun runs a study again with,
-// one "key value" line each, so bash can read them with `read`, and
-// "engines 1" when the run's roles had engines of their own (rerun then
+// as KEY=VALUE lines for its assign_lines: the study, profile, host
+// profile, label, run mode and rows, the runs, and the warm-up and window
+// as the bench's flags take them (whole seconds, a fraction dropped); and
+// ENGINES=1 when the run's roles had engines of their own (rerun then
 // fingerprints this host's, for record differences to compare).
-func describe(dir string, args []string) error {
+func describe(dir string, args []string, out io.Writer) error {
 	if len(args) > 0 {
 		return fmt.Errorf("want DIR alone, not %q", args)
 	}
@@ -485,13 +488,13 @@ func describe(dir string, args []string) error {
 	if err != nil {
 		return err
 	}
+	engines := 0
 	if len(m.Host.Engines) > 0 {
-		fmt.Println("engines 1")
+		engines = 1
 	}
 	p := m.Parameters
-	fmt.Printf("study %s\nprofile %s\nhost_profile %s\nlabel %s\nmode %s\n", m.Study, m.Profile, m.Host.Profile, m.Label, m.Parameters.RunMode())
-	fmt.Printf("stacks %s\nruns %d\nwarmup %s\nduration %s\n", strings.Join(p.Stacks, ","), p.Runs,
-		strconv.FormatFloat(p.WarmupS, 'f', -1, 64), strconv.FormatFloat(p.DurationS, 'f', -1, 64))
+	fmt.Fprintf(out, "ENGINES=%d\nSTUDY=%s\nPROFILE=%s\nHOST_PROFILE=%s\nLABEL=%s\nRUN_MODE=%s\n", engines, m.Study, m.Profile, m.Host.Profile, m.Label, p.RunMode())
+	fmt.Fprintf(out, "STACKS=%s\nRUNS=%d\nWARMUP=%d\nDURATION=%d\n", strings.Join(p.Stacks, ","), p.Runs, int(p.WarmupS), int(p.DurationS))
 	return nil
 }
 
