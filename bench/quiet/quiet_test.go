@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +151,47 @@ func TestOneShotVerdict(t *testing.T) {
 	v := oneShotVerdict(3.1, 2, []quietlog.Process{{PID: 5, Comm: "cc1", CPUShare: 0.9}}, 0.5)
 	if !strings.Contains(v, "load1 3.10 ≥ 2.0") || !strings.Contains(v, "cc1 (pid 5) used 0.90 CPU") {
 		t.Error(v)
+	}
+}
+
+// The watch's report is the run's evidence the manifest keeps whole, and
+// analysis reads committed manifests: a change to its type in
+// formats/quietlog must not change a byte the watch writes.
+func TestWatchReportBytesStay(t *testing.T) {
+	all := []usage{
+		{PID: 720, Comm: "app", CPUShare: 0.98, Lab: "docker container"},
+		{PID: 800, Comm: "stress", CPUShare: 0.61},
+		{PID: 1, Comm: "init", CPUShare: 0.01},
+	}
+	gate := filepath.Join(t.TempDir(), "run-1.gate.json")
+	for _, w := range []quietlog.Wait{
+		{At: "before the run", Quiet: true, Load: 2, ForS: 5, TimeoutS: 60, WaitedS: 5.2, Load1: 0.4, LongestQuietS: 5},
+		{At: "after building go-nethttp's image", Load: 2, ForS: 5, TimeoutS: 60, WaitedS: 60, Load1: 3.1, LongestQuietS: 1.5,
+			Busiest: []quietlog.Process{{PID: 800, Comm: "stress", CPUShare: 0.9}}},
+	} {
+		if err := quietlog.AppendWait(gate, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy := buildReport(all, 0.5, 15.0004, []float64{0.5, 0.6})
+	g, err := quietlog.ReadGate(gate)
+	busy.Waits = g.Waits
+	busy.Judge(err)
+	for _, c := range []struct {
+		rep  quietlog.Report
+		want string
+	}{
+		{buildReport(all[:1], 0.5, 15, nil), `{"quiet":true,"share":0.5,"window_s":15,"load1":[],"busiest":[]}
+`},
+		{busy, `{"quiet":false,"why":["load1 3.10 ≥ 2.0 after building go-nethttp's image (the gate waited 60 s and went on)","stress (pid 800) outside the lab used 0.61 CPU \u003e 0.50 over the 15 s run"],"waits":[{"at":"before the run","quiet":true,"load":2,"for_s":5,"timeout_s":60,"waited_s":5.2,"load1":0.4,"longest_quiet_s":5},{"at":"after building go-nethttp's image","quiet":false,"load":2,"for_s":5,"timeout_s":60,"waited_s":60,"load1":3.1,"longest_quiet_s":1.5,"busiest":[{"pid":800,"comm":"stress","cpu_share":0.9}]}],"share":0.5,"window_s":15,"load1":[0.5,0.6],"busiest":[{"pid":800,"comm":"stress","cpu_share":0.61},{"pid":1,"comm":"init","cpu_share":0.01}]}
+`},
+	} {
+		var b bytes.Buffer
+		if err := json.NewEncoder(&b).Encode(c.rep); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("the watch wrote\n%s\nwant\n%s", b.String(), c.want)
+		}
 	}
 }
