@@ -367,7 +367,7 @@ func verdict(args []string) {
 }
 
 func buildReport(all []usage, share, window float64, loads []float64) quietlog.Report {
-	rep := quietlog.Report{Quiet: true, Share: share, WindowS: round(window, 3), Load1: loads, Busiest: outside(all, 5)}
+	rep := quietlog.Report{Quiet: true, Share: &share, WindowS: round(window, 3), Load1: loads, Busiest: outside(all, 5)}
 	if rep.Load1 == nil {
 		rep.Load1 = []float64{}
 	}

@@ -54,15 +54,27 @@ type Gate struct {
 
 // Report is what `quiet watch` writes to --out: a run's quiet-host
 // evidence (the manifest keeps it whole). Evidence written before the gate
-// recorded its waits has no "why" and no "waits".
+// recorded its waits has no "why" and no "waits"; a gate file read as a
+// report, which is what the manifest holds while a run is measured, has no
+// "share", so Share is nil there (the watch always writes it), and
+// analysis can tell it from a share of 0. The verdict and the reasons read
+// a missing share as 0.
 type Report struct {
 	Quiet   bool      `json:"quiet"`
 	Why     []string  `json:"why,omitempty"`
 	Waits   []Wait    `json:"waits,omitempty"`
-	Share   float64   `json:"share"`
+	Share   *float64  `json:"share"` // the most of a CPU a process outside the lab may use
 	WindowS float64   `json:"window_s"`
 	Load1   []float64 `json:"load1"`
 	Busiest []Process `json:"busiest"`
+}
+
+// share is r's threshold, 0 when r does not say.
+func (r Report) share() float64 {
+	if r.Share == nil {
+		return 0
+	}
+	return *r.Share
 }
 
 // waitReason says why w did not let the run start on a quiet host, "" when it did.
@@ -106,7 +118,7 @@ func (r *Report) Judge(gateErr error) {
 			r.Why = append(r.Why, why)
 		}
 	}
-	r.Why = append(r.Why, processReasons(r.Busiest, r.Share, r.WindowS)...)
+	r.Why = append(r.Why, processReasons(r.Busiest, r.share(), r.WindowS)...)
 	r.Quiet = len(r.Why) == 0
 }
 
@@ -138,7 +150,7 @@ func (r Report) Verdict() string {
 			// a wait's --out file, before any watch
 			return "quiet: YES so far: " + strings.TrimSuffix(gate, "; ")
 		}
-		return fmt.Sprintf("quiet: YES over %.1f s: %sno process outside the lab used more than %.2f CPU (busiest: %s)", r.WindowS, gate, r.Share, top)
+		return fmt.Sprintf("quiet: YES over %.1f s: %sno process outside the lab used more than %.2f CPU (busiest: %s)", r.WindowS, gate, r.share(), top)
 	}
 	if r.WindowS == 0 {
 		return "quiet: NO: " + strings.Join(r.Why, "; ")
@@ -159,7 +171,7 @@ func Read(path string) (Report, error) {
 		return r, fmt.Errorf("%s: not a quiet watch report: %v", path, err)
 	}
 	if !r.Quiet && len(r.Why) == 0 {
-		r.Why = processReasons(r.Busiest, r.Share, r.WindowS)
+		r.Why = processReasons(r.Busiest, r.share(), r.WindowS)
 	}
 	return r, nil
 }

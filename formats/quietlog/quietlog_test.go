@@ -13,7 +13,7 @@ import (
 // The quick profile's wait gives up after 60 s and the bench measures
 // anyway: that run must not be recorded as quiet, whatever the watch saw.
 func TestRunAfterATimedOutWaitIsNotQuiet(t *testing.T) {
-	r := Report{Share: 0.5, WindowS: 580.1, Busiest: []Process{{PID: 1, Comm: "process_api", CPUShare: 0.007}},
+	r := Report{Share: half, WindowS: 580.1, Busiest: []Process{{PID: 1, Comm: "process_api", CPUShare: 0.007}},
 		Waits: []Wait{{At: "before the run", Load: 2, ForS: 5, TimeoutS: 60, WaitedS: 60, Load1: 9.8}}}
 	r.Judge(nil)
 	want := []string{"load1 9.80 ≥ 2.0 before the run (the gate waited 60 s and went on)"}
@@ -26,7 +26,7 @@ func TestRunAfterATimedOutWaitIsNotQuiet(t *testing.T) {
 }
 
 func TestEveryReasonIsListedInOrder(t *testing.T) {
-	r := Report{Share: 0.5, WindowS: 39.6,
+	r := Report{Share: half, WindowS: 39.6,
 		Busiest: []Process{{PID: 3221, Comm: "rustc", CPUShare: 0.671}, {PID: 5663, Comm: "gzip", CPUShare: 0.249}},
 		Waits: []Wait{
 			{At: "before the run", Quiet: true, Load: 2, ForS: 5, WaitedS: 7, Load1: 1.2, LongestQuietS: 5},
@@ -46,7 +46,7 @@ func TestEveryReasonIsListedInOrder(t *testing.T) {
 }
 
 func TestQuietOnlyWhenTheWaitsHeldAndNobodyWasBusy(t *testing.T) {
-	r := Report{Share: 0.5, WindowS: 30, Busiest: []Process{{PID: 9, Comm: "cc1", CPUShare: 0.5}},
+	r := Report{Share: half, WindowS: 30, Busiest: []Process{{PID: 9, Comm: "cc1", CPUShare: 0.5}},
 		Waits: []Wait{{At: "before the run", Quiet: true, Load: 2, ForS: 60, WaitedS: 61, Load1: 0.4, LongestQuietS: 60}}}
 	r.Judge(nil)
 	if !r.Quiet || r.Why != nil {
@@ -119,6 +119,17 @@ func TestReadGivesOlderEvidenceItsReasons(t *testing.T) {
 	if want := "quiet: NO over 4.0 s: compile (pid 23443) outside the lab used 0.50 CPU > 0.50 over the 4 s run"; r.Quiet || r.Verdict() != want {
 		t.Errorf("quiet %v, verdict %q; want %q", r.Quiet, r.Verdict(), want)
 	}
+	if r.Share == nil || *r.Share != 0.5 {
+		t.Errorf("share %v, want 0.5", r.Share)
+	}
+	// a gate file states no share, which is not a share of 0
+	gate := filepath.Join(dir, "run-1.gate.json")
+	if err := AppendWait(gate, Wait{At: "before the run", Quiet: true, Load: 2, ForS: 5, WaitedS: 5, Load1: 0.3, LongestQuietS: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Read(gate); err != nil || r.Share != nil || r.Verdict() != "quiet: YES so far: the gate's 1 wait(s) held" {
+		t.Errorf("gate file read as a report: share %v, verdict %q, %v", r.Share, r.Verdict(), err)
+	}
 	bad := filepath.Join(dir, "run-2.quiet.json")
 	if err := os.WriteFile(bad, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -127,3 +138,6 @@ func TestReadGivesOlderEvidenceItsReasons(t *testing.T) {
 		t.Errorf("an empty report: %v", err)
 	}
 }
+
+// half is the share the quick profile's watch is given.
+var half = func() *float64 { v := 0.5; return &v }()
