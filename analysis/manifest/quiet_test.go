@@ -58,6 +58,28 @@ func TestNotQuietReadsOldEvidence(t *testing.T) {
 	}
 }
 
+// The words for evidence the bench no longer writes stay as they were:
+// the summaries of committed runs are re-derived from them.
+func TestNotQuietWordsStay(t *testing.T) {
+	for raw, want := range map[string][]string{
+		// a gate's verdict without its reasons
+		`{"quiet":false,"waits":[{"quiet":false,"load":2,"load1":3}]}`: {"the gate said not quiet without a reason"},
+		// a watch's report whose processes were all under its share
+		`{"quiet":false,"share":0.5,"window_s":30,"load1":[0.4],"busiest":[{"pid":7,"comm":"cc1","cpu_share":0.3}]}`: {"the quiet watch said not quiet"},
+		// no share: no process is judged against one
+		`{"quiet":false,"window_s":30,"load1":[0.4],"busiest":[{"pid":7,"comm":"cc1","cpu_share":0.3}]}`: {"the quiet watch said not quiet"},
+		`{"quiet":true,"window_s":30,"load1":[0.4],"busiest":[{"pid":7,"comm":"cc1","cpu_share":0.3}]}`:  nil,
+		// a share of 0 is a share: every busy process is over it
+		`{"quiet":true,"share":0,"window_s":30,"load1":[0.4],"busiest":[{"pid":7,"comm":"cc1","cpu_share":0.3}]}`: {"cc1 (pid 7) outside the lab used 0.30 CPU > 0.00 over the 30 s run"},
+		// a window under 10 s is said in whole seconds, as the committed summaries say it
+		`{"quiet":false,"share":0.5,"window_s":4.5,"load1":[0.4],"busiest":[{"pid":7,"comm":"cc1","cpu_share":0.7}]}`: {"cc1 (pid 7) outside the lab used 0.70 CPU > 0.50 over the 4 s run"},
+	} {
+		if why := notQuiet(t, raw, 2); !reflect.DeepEqual(why, want) {
+			t.Errorf("%s:\n%q\nwant %q", raw, why, want)
+		}
+	}
+}
+
 func TestParseQuiet(t *testing.T) {
 	if q, err := ParseQuiet(nil); q != nil || err != nil {
 		t.Errorf("no evidence: %v, %v", q, err)
