@@ -4,63 +4,40 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"stacklab/formats/quietlog"
 )
 
-// Quiet is a run's quiet-host evidence (Run.Quiet), as bench/quiet writes
-// it: the gate's verdict and its reasons, the waits before and during the
-// run, and the watch over the run. Every field is optional: evidence
-// recorded before the gate kept its waits has no Why and no Waits, and a
-// run still being measured may hold only its waits so far.
-type Quiet struct {
-	Quiet   bool           `json:"quiet"`
-	Why     []string       `json:"why"`
-	Waits   []QuietWait    `json:"waits"`
-	Share   *float64       `json:"share"`
-	WindowS float64        `json:"window_s"`
-	Load1   []float64      `json:"load1"`
-	Busiest []QuietProcess `json:"busiest"`
-}
-
-// QuietWait is one wait of the gate for a 1-minute load under Load.
-type QuietWait struct {
-	At            string  `json:"at"`
-	Quiet         bool    `json:"quiet"`
-	Load          float64 `json:"load"`
-	ForS          float64 `json:"for_s"`
-	TimeoutS      float64 `json:"timeout_s"`
-	WaitedS       float64 `json:"waited_s"`
-	Load1         float64 `json:"load1"`
-	LongestQuietS float64 `json:"longest_quiet_s"`
-	Interrupted   bool    `json:"interrupted"`
-}
-
-// QuietProcess is one of the busiest processes outside the lab.
-type QuietProcess struct {
-	PID      int     `json:"pid"`
-	Comm     string  `json:"comm"`
-	CPUShare float64 `json:"cpu_share"`
-}
-
-// ParseQuiet reads a run's evidence; nil when the run has none.
-func ParseQuiet(raw json.RawMessage) (*Quiet, error) {
+// ParseQuiet reads a run's quiet-host evidence (Run.Quiet), which the
+// manifest keeps whole in formats/quietlog's format: the watch's report,
+// or while a run is measured the gate's waits so far. Every field may be
+// missing: evidence recorded before the gate kept its waits has no Why and
+// no Waits, and a gate file has no Share. Nil when the run has none.
+func ParseQuiet(raw json.RawMessage) (*quietlog.Report, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var q Quiet
+	var q quietlog.Report
 	if err := json.Unmarshal(raw, &q); err != nil {
 		return nil, fmt.Errorf("quiet evidence is not the quiet probe's: %v", err)
 	}
 	return &q, nil
 }
 
-// NotQuiet says why the run whose evidence this is was not measured on a
+// NotQuiet says why the run whose evidence q is was not measured on a
 // quiet host; empty when it was. Evidence that states its reasons is taken
 // at its word. Older evidence is read by what it holds: a process over the
 // share, and a watch that began at a 1-minute load of maxLoad or more
 // (the host profile's QUIET_LOAD; 0: unknown): the watch starts right
 // after the gate's wait, which then went unrecorded, and a wait that held
 // ends under maxLoad, so that wait had given up and the bench went on.
-func (q *Quiet) NotQuiet(maxLoad float64) []string {
+//
+// These rules stay here rather than beside the format because they are the
+// analysis's judgement of committed runs, not what the evidence says: the
+// load rule infers a wait the evidence does not record, from the host
+// profile the manifest keeps, and the words are the summaries' (a window
+// always in whole seconds), not those of quietlog's verdict for the bench.
+func NotQuiet(q *quietlog.Report, maxLoad float64) []string {
 	if q == nil {
 		return nil
 	}

@@ -14,7 +14,7 @@ func notQuiet(t *testing.T, raw string, maxLoad float64) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return q.NotQuiet(maxLoad)
+	return NotQuiet(q, maxLoad)
 }
 
 func TestNotQuietTakesTheGatesReasons(t *testing.T) {
@@ -92,7 +92,7 @@ func TestParseQuiet(t *testing.T) {
 			t.Errorf("%s: read without an error", bad)
 		}
 	}
-	if why := (*Quiet)(nil).NotQuiet(2); why != nil {
+	if why := NotQuiet(nil, 2); why != nil {
 		t.Errorf("nil evidence: %q", why)
 	}
 }

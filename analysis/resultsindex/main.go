@@ -205,7 +205,7 @@ func dateOf(s string) string {
 }
 
 // quietOf reads the quiet-host gate's evidence of every run with the
-// summary's own rule (manifest.Quiet.NotQuiet): "yes" when every run has
+// summary's own rule (manifest.NotQuiet): "yes" when every run has
 // evidence and it held, the runs that were not quiet otherwise, "no gate"
 // when no run has any (a size study builds, it does not measure windows).
 func quietOf(m *manifest.Manifest) string {
@@ -221,7 +221,7 @@ func quietOf(m *manifest.Manifest) string {
 			continue
 		}
 		gated++
-		if len(q.NotQuiet(m.RunHost(r).QuietLoad())) > 0 {
+		if len(manifest.NotQuiet(q, m.RunHost(r).QuietLoad())) > 0 {
 			not = append(not, fmt.Sprintf("run %d", r.Run))
 		}
 	}

@@ -94,7 +94,7 @@ type Summary struct {
 	// HiccupCPU is the hiccup meters' own CPU time, per role.
 	HiccupCPU []HiccupCPU `json:"hiccup_cpu,omitempty"`
 	// NotQuiet lists each kept run that was not measured on a quiet host,
-	// with the gate's reasons (manifest.Quiet.NotQuiet); absent when every
+	// with the gate's reasons (manifest.NotQuiet); absent when every
 	// kept run was quiet or has no evidence.
 	NotQuiet []NotQuiet `json:"not_quiet,omitempty"`
 	// Headroom is the load generator's, measured once a run against the
@@ -729,7 +729,7 @@ func notQuiet(m *manifest.Manifest, r manifest.Run) []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
-	return q.NotQuiet(m.RunHost(r).QuietLoad())
+	return manifest.NotQuiet(q, m.RunHost(r).QuietLoad())
 }
 
 func ptr(v float64) *float64 { return &v }
