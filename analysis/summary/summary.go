@@ -18,6 +18,7 @@ import (
 	"stacklab/analysis/stat"
 	"stacklab/analysis/study"
 	"stacklab/formats/oha"
+	"stacklab/formats/quietlog"
 )
 
 // Summary is everything summary.md, summary.json and report.html show.
@@ -691,17 +692,12 @@ func resources(f *results.Folder) []ResourceRow {
 
 // discardReason picks a readable reason out of a discarded-run record,
 // whose shape the bench owns: its "reason" field when it has one, else the
-// quiet probe's evidence (CPU used outside the lab, the busiest process).
+// quiet watch's report, in formats/quietlog's format (the gate's reasons,
+// or CPU used outside the lab and the busiest process).
 func discardReason(raw []byte) string {
 	var v struct {
-		Reason  string   `json:"reason"`
-		Why     []string `json:"why"`
-		Share   *float64 `json:"share"`
-		WindowS float64  `json:"window_s"`
-		Busiest []struct {
-			Comm     string  `json:"comm"`
-			CPUShare float64 `json:"cpu_share"`
-		} `json:"busiest"`
+		Reason string `json:"reason"`
+		quietlog.Report
 	}
 	if err := jsonUnmarshal(raw, &v); err == nil {
 		if v.Reason != "" {
