@@ -320,10 +320,67 @@ func (s *Stack) Contract() string {
 	switch {
 	case s.Values["CONTRACT"] != "":
 		return s.Values["CONTRACT"]
-	case s.Values["IMAGE"] != "":
+	case s.BuiltElsewhere():
 		return "none"
 	}
 	return "app"
+}
+
+// BuiltElsewhere says whether the stack runs an image of the user's own,
+// the one its IMAGE names, which the lab never builds or removes.
+func (s *Stack) BuiltElsewhere() bool { return s.Values["IMAGE"] != "" }
+
+// Image is the image a stack runs.
+type Image struct {
+	Tag       string // its IMAGE, else the lab's tag (Tag)
+	Elsewhere bool   // Tag is its IMAGE, built elsewhere
+	Missing   string // the line that says so when Docker has no Tag
+}
+
+// Image is the image the stack name runs: the one its IMAGE names, else
+// the lab's tag for it (with a build variant's arguments), and what to do
+// when Docker does not have it. Bash asks `stack image NAME` and keeps the
+// look at Docker.
+func (l Lab) Image(name string, buildArgs []string) (Image, error) {
+	s, err := l.Read(name)
+	if err != nil {
+		return Image{}, err
+	}
+	if s.BuiltElsewhere() {
+		tag := s.Values["IMAGE"]
+		return Image{Tag: tag, Elsewhere: true,
+			Missing: fmt.Sprintf("image %s (IMAGE in %s/stack.env) is not on this Docker engine: build or load it first", tag, s.Dir)}, nil
+	}
+	tag, err := l.Tag(name, buildArgs)
+	if err != nil {
+		return Image{}, err
+	}
+	return Image{Tag: tag, Missing: fmt.Sprintf("image %s for stacks/%s is not built: run './lab images %s'", tag, name, name)}, nil
+}
+
+// ReadyPath is the path whose first 200 says the stack's app is up:
+// READY_PATH, else /up (docs/app.md).
+func (s *Stack) ReadyPath() string {
+	if p := s.Values["READY_PATH"]; p != "" {
+		return p
+	}
+	return "/up"
+}
+
+// DataSource is the file or folder of the stack's own data (DATA), copied
+// into its data folder before every start in place of the lab's seeded
+// app.db; "" when it names none. DATA must be a relative path without
+// "..", to something that exists inside the stack folder.
+func (s *Stack) DataSource() (string, error) {
+	own := s.Values["DATA"]
+	if own == "" {
+		return "", nil
+	}
+	src := s.Dir + "/" + own
+	if _, err := os.Stat(src); err != nil || strings.HasPrefix(own, "/") || strings.Contains("/"+own+"/", "/../") {
+		return "", bad("%s/stack.env: DATA '%s' is not a file or folder inside the stack folder", s.Dir, own)
+	}
+	return src, nil
 }
 
 // Reserved are the variables the lab sets on every app container

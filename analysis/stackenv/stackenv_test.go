@@ -369,3 +369,115 @@ func TestBuildOrder(t *testing.T) {
 		t.Errorf("a circle: %v", err)
 	}
 }
+
+// A stack runs its IMAGE when it names one, else the lab's tag; each has
+// its own line for an engine that lacks it.
+func TestImage(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "stacks/own/stack.env"), "IMAGE=me/api:1\n")
+	write(t, filepath.Join(root, "stacks/plain/stack.env"), "INPUTS=\"\"\nTOOLCHAINS=\"\"\n")
+	lab := Lab{Root: root}
+	im, err := lab.Image("own", nil)
+	want := Image{Tag: "me/api:1", Elsewhere: true,
+		Missing: "image me/api:1 (IMAGE in " + root + "/stacks/own/stack.env) is not on this Docker engine: build or load it first"}
+	if err != nil || im != want {
+		t.Errorf("own: %+v, %v; want %+v", im, err, want)
+	}
+	tag, err := lab.Tag("plain", []string{"K=V"})
+	must(t, err)
+	im, err = lab.Image("plain", []string{"K=V"})
+	want = Image{Tag: tag, Missing: "image " + tag + " for stacks/plain is not built: run './lab images plain'"}
+	if err != nil || im != want {
+		t.Errorf("plain: %+v, %v; want %+v", im, err, want)
+	}
+}
+
+// The ready path is READY_PATH, else /up.
+func TestReadyPath(t *testing.T) {
+	for v, want := range map[string]string{"": "/up", "/healthz": "/healthz"} {
+		if got := (&Stack{Values: map[string]string{"READY_PATH": v}}).ReadyPath(); got != want {
+			t.Errorf("READY_PATH=%q: %s, want %s", v, got, want)
+		}
+	}
+}
+
+// A stack's own data is a file or folder inside its folder; anything else
+// is one line naming the stack.env.
+func TestDataSource(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "own")
+	write(t, filepath.Join(dir, "seed/contacts.db"), "rows")
+	write(t, filepath.Join(filepath.Dir(dir), "elsewhere"), "x")
+	for data, want := range map[string]string{"": "", "seed": dir + "/seed", "seed/contacts.db": dir + "/seed/contacts.db"} {
+		got, err := (&Stack{Dir: dir, Values: map[string]string{"DATA": data}}).DataSource()
+		if err != nil || got != want {
+			t.Errorf("DATA=%q: %q, %v; want %q", data, got, err, want)
+		}
+	}
+	for _, data := range []string{"../elsewhere", "seed/../seed", "/etc", dir + "/seed", "missing"} {
+		_, err := (&Stack{Dir: dir, Values: map[string]string{"DATA": data}}).DataSource()
+		if want := dir + "/stack.env: DATA '" + data + "' is not a file or folder inside the stack folder"; err == nil || err.Error() != want {
+			t.Errorf("DATA=%q: %v, want %q", data, err, want)
+		}
+	}
+}
+
+// A build-image runs with its declared BUILD_ARGS unset, a variant's set,
+// and BASE_IMAGE only for a stack built on base: the tag given, else base's.
+func TestBuildEnv(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "stacks/base/stack.env"), "INPUTS=\"\"\nTOOLCHAINS=\"\"\n")
+	write(t, filepath.Join(root, "stacks/cgo/stack.env"), "BUILD_ARGS=\"CGO_CFLAGS GOAMD64\"\nDEPENDS=base\n")
+	write(t, filepath.Join(root, "stacks/plain/stack.env"), "DEPENDS=\"other\"\n")
+	lab := Lab{Root: root}
+	baseTag, err := lab.Tag("base", nil)
+	must(t, err)
+	for _, c := range []struct {
+		name, base string
+		args       []string
+		want       []string
+	}{
+		{"cgo", "", []string{""}, []string{"-u", "CGO_CFLAGS", "-u", "GOAMD64", "BASE_IMAGE=" + baseTag}},
+		{"cgo", "stacklab/base:fixed", []string{"CGO_CFLAGS=-O2 -g", "", "GOAMD64=v3"},
+			[]string{"-u", "CGO_CFLAGS", "-u", "GOAMD64", "CGO_CFLAGS=-O2 -g", "GOAMD64=v3", "BASE_IMAGE=stacklab/base:fixed"}},
+		{"plain", "stacklab/base:fixed", nil, []string{"BASE_IMAGE="}},
+	} {
+		got, err := lab.BuildEnv(c.name, c.args, c.base)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %q base %q: %q, %v; want %q", c.name, c.args, c.base, got, err, c.want)
+		}
+	}
+}
+
+// scripts/images leaves an IMAGE of the user's own alone, refuses an
+// undeclared argument before making a tag, and names a variant's build
+// and its log apart from the stack's own.
+func TestBuildPlan(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "stacks/own/stack.env"), "IMAGE=me/api:1\n")
+	write(t, filepath.Join(root, "stacks/cgo/stack.env"), "BUILD_ARGS=\"CGO_CFLAGS GOAMD64\"\nINPUTS=\"\"\nTOOLCHAINS=\"\"\n")
+	write(t, filepath.Join(root, "stacks/untagged/stack.env"), "BUILD_ARGS=CGO_CFLAGS\n")
+	lab := Lab{Root: root}
+	plain, err := lab.Tag("cgo", nil)
+	must(t, err)
+	variant, err := lab.Tag("cgo", []string{"CGO_CFLAGS=-O2 -g", "GOAMD64=v3", ""})
+	must(t, err)
+	for _, c := range []struct {
+		name, args string
+		want       Build
+	}{
+		{"own", "GOGC=1", Build{Elsewhere: true, Tag: "me/api:1"}},
+		{"cgo", "", Build{Tag: plain, Log: "cgo.build.log"}},
+		{"cgo", "CGO_CFLAGS=-O2 -g\nGOAMD64=v3\n", Build{Tag: variant, Args: " with CGO_CFLAGS=-O2 -g GOAMD64=v3",
+			Log: "cgo-" + strings.TrimPrefix(variant, "stacklab/cgo:") + ".build.log"}},
+		{"cgo", "GOGC=50", Build{Problem: "stacks/cgo takes the build arguments CGO_CFLAGS GOAMD64 (BUILD_ARGS in its stack.env), not GOGC"}},
+		{"untagged", "GOGC=50", Build{Problem: "stacks/untagged takes the build arguments CGO_CFLAGS (BUILD_ARGS in its stack.env), not GOGC"}},
+	} {
+		got, err := lab.BuildPlan(c.name, c.args)
+		if err != nil || got != c.want {
+			t.Errorf("%s %q: %+v, %v; want %+v", c.name, c.args, got, err, c.want)
+		}
+	}
+	if _, err := lab.BuildPlan("untagged", ""); err == nil || !strings.Contains(err.Error(), "no INPUTS= line") {
+		t.Errorf("a stack whose tag cannot be made: %v", err)
+	}
+}

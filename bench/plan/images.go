@@ -123,7 +123,7 @@ func imagesCmd(path string, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		n.Own[st] = d.Values["IMAGE"] != ""
+		n.Own[st] = d.BuiltElsewhere()
 	}
 	have, err := fileLines(*images)
 	if err != nil {

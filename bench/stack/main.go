@@ -15,12 +15,21 @@
 //	    the value of KEY in NAME's stack.env, empty when not stated
 //	stack ... contract NAME
 //	    what NAME is held to: app (docs/app.md, verify) or none
+//	stack ... ready-path NAME
+//	    the path whose first 200 says NAME's app is up (READY_PATH, else /up)
+//	stack ... data NAME
+//	    the file or folder of NAME's own data (DATA), copied in place of the
+//	    lab's seeded app.db; nothing when it names none; one line and exit
+//	    2 when DATA is not inside its folder
 //	stack ... app-env NAME PORT UPSTREAM_URL CPUS [DATA]
 //	    the environment the lab gives NAME's app, K=V a line: the lab's own
 //	    variables, then what NAME's ENV adds with the lab's values put in
 //	    (DATA: the data folder, /data in a container)
 //	stack ... tag NAME [--build-args "K=V lines"]
 //	    NAME's image tag, stacklab/NAME:<hash of its inputs>
+//	stack ... image NAME [--build-args "K=V lines"]
+//	    the image NAME runs and the line to die with when Docker lacks it:
+//	    TAG= (its IMAGE, else its tag) and MISSING=, for bash to assign
 //	stack ... tags NAME...
 //	    "NAME TAG" a line for each NAME the lab builds, each once, in the
 //	    order given (none for a stack whose IMAGE names an image built
@@ -33,9 +42,20 @@
 //	    each: "install name=version" when dpkg has none, "keep name have
 //	    want" when it has another version (the host's packages are the
 //	    machine's), nothing when it has that one
+//	stack ... build-plan NAME [--build-args "K=V lines"]
+//	    how scripts/images builds NAME's image, KEY=VALUE lines for bash
+//	    to assign: ELSEWHERE=1 and TAG= for an IMAGE built elsewhere;
+//	    else ELSEWHERE=0 and PROBLEM= (the arguments its BUILD_ARGS does
+//	    not declare, said in one line: the caller says where they came
+//	    from), or TAG=, ARGS= (" with K=V ..." for its notes) and LOG=
+//	    (the build log's file name)
 //	stack ... build-args NAME --build-args "K=V lines"
 //	    nothing when NAME's BUILD_ARGS declares every name; else the
 //	    problem in one line (exit 0: the caller says where it came from)
+//	stack ... build-env NAME [--build-args "K=V lines"] [--base TAG]
+//	    env's arguments for NAME's build-image, one a line: -u and each
+//	    name its BUILD_ARGS declares, the arguments given, then
+//	    BASE_IMAGE= (base's tag, TAG when given, when DEPENDS names base)
 //	stack ... postgres-settings
 //	    the Postgres role's settings file (stacks/postgres/postgresql.conf),
 //	    its lines without comments and blanks, joined by "; ": the
@@ -50,6 +70,10 @@
 //	stack ... confine-ids
 //	    CONFINE_USER=UID:GID (who the app runs as, its data handed to it)
 //	    and CONFINE_PIDS_LIMIT=N, for bash to assign
+//	stack ... verify-rows ROW...
+//	    "ROW STACK DATABASE" a line for each of scripts/verify's rows: a
+//	    stack on SQLite, or STACK[pg] on Postgres for a stack whose
+//	    DATABASES names it; else the first bad row's one line, exit 2
 //
 // Bad input (no such stack, a stack.env that does not read, a key the lab
 // does not know, a missing input): one line naming the file, exit 2.
@@ -62,11 +86,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
 	"stacklab/analysis/confine"
 	"stacklab/analysis/stackenv"
+	"stacklab/analysis/study"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -76,7 +102,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|tags NAME...|build-args NAME --build-args LINES|postgres-settings|postgres-version|confine [--unconfined VALUE] [NAME]|confine-ids"
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|ready-path NAME|data NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|tags NAME...|image NAME [--build-args LINES]|build-plan NAME [--build-args LINES]|build-env NAME [--build-args LINES] [--base TAG]|build-args NAME --build-args LINES|postgres-settings|postgres-version|confine [--unconfined VALUE] [NAME]|confine-ids|verify-rows ROW..."
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -88,17 +114,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "app-env": 4, "host-packages": 1, "tag": 1, "tags": -1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0, "confine": 0, "confine-ids": 0}
+	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "ready-path": 1, "data": 1, "app-env": 4, "host-packages": 1, "tag": 1, "tags": -1, "image": 1,
+		"build-plan": 1, "build-env": 1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0, "confine": 0, "confine-ids": 0, "verify-rows": -1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
 		return 2
 	}
-	var buildArgs string
-	if rest[0] == "tag" || rest[0] == "build-args" {
-		tf := flag.NewFlagSet("tag", flag.ContinueOnError)
+	var buildArgs, base string
+	switch rest[0] {
+	case "tag", "image", "build-plan", "build-env", "build-args":
+		tf := flag.NewFlagSet(rest[0], flag.ContinueOnError)
 		tf.SetOutput(io.Discard)
 		tf.StringVar(&buildArgs, "build-args", "", "a build variant's arguments")
+		if rest[0] == "build-env" {
+			tf.StringVar(&base, "base", "", "base's tag, when the caller fixed it")
+		}
 		if len(rest) > 1 {
 			if err := tf.Parse(rest[2:]); err != nil || tf.NArg() > 0 {
 				fmt.Fprintf(stderr, "stack %s: bad arguments %q (%s)\n", rest[0], rest[2:], usage)
@@ -159,6 +190,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if s, err = lab.Read(rest[1]); err == nil {
 			fmt.Fprintln(stdout, s.Contract())
 		}
+	case "ready-path":
+		var s *stackenv.Stack
+		if s, err = lab.Read(rest[1]); err == nil {
+			fmt.Fprintln(stdout, s.ReadyPath())
+		}
+	case "data":
+		var s *stackenv.Stack
+		var src string
+		if s, err = lab.Read(rest[1]); err == nil {
+			if src, err = s.DataSource(); err == nil && src != "" {
+				fmt.Fprintln(stdout, src)
+			}
+		}
 	case "app-env":
 		var s *stackenv.Stack
 		var env []string
@@ -193,6 +237,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if s, err = lab.Read(rest[1]); err == nil {
 			if p := s.BuildArgsProblem(strings.Split(buildArgs, "\n")); p != "" {
 				fmt.Fprintln(stdout, p)
+			}
+		}
+	case "image":
+		var im stackenv.Image
+		if im, err = lab.Image(rest[1], strings.Split(buildArgs, "\n")); err == nil {
+			fmt.Fprintf(stdout, "TAG=%s\nMISSING=%s\n", im.Tag, im.Missing)
+		}
+	case "build-plan":
+		var b stackenv.Build
+		if b, err = lab.BuildPlan(rest[1], buildArgs); err == nil {
+			printBuild(b, stdout)
+		}
+	case "build-env":
+		var env []string
+		if env, err = lab.BuildEnv(rest[1], strings.Split(buildArgs, "\n"), base); err == nil {
+			for _, a := range env {
+				fmt.Fprintln(stdout, a)
+			}
+		}
+	case "verify-rows":
+		var rows []string
+		if rows, err = verifyRows(lab, rest[1:]); err == nil {
+			for _, r := range rows {
+				fmt.Fprintln(stdout, r)
 			}
 		}
 	case "postgres-settings":
@@ -245,22 +313,58 @@ func printTags(lab stackenv.Lab, names []string, stdout, stderr io.Writer) bool 
 			continue
 		}
 		seen[name] = true
-		s, err := lab.Read(name)
-		if err == nil && s.Values["IMAGE"] != "" {
-			continue
-		}
-		var tag string
-		if err == nil {
-			tag, err = lab.Tag(name, nil)
-		}
+		im, err := lab.Image(name, nil)
 		if err != nil {
 			fmt.Fprintln(stderr, err.Error())
 			ok = false
 			continue
 		}
-		fmt.Fprintln(stdout, name+" "+tag)
+		if !im.Elsewhere {
+			fmt.Fprintln(stdout, name+" "+im.Tag)
+		}
 	}
 	return ok
+}
+
+// printBuild prints a build plan as the KEY=VALUE lines scripts/images
+// assigns: the values of a stack built elsewhere, of refused arguments, or
+// of a build.
+func printBuild(b stackenv.Build, w io.Writer) {
+	switch {
+	case b.Elsewhere:
+		fmt.Fprintf(w, "ELSEWHERE=1\nTAG=%s\n", b.Tag)
+	case b.Problem != "":
+		fmt.Fprintf(w, "ELSEWHERE=0\nPROBLEM=%s\n", b.Problem)
+	default:
+		fmt.Fprintf(w, "ELSEWHERE=0\nTAG=%s\nARGS=%s\nLOG=%s\n", b.Tag, b.Args, b.Log)
+	}
+}
+
+// verifyRows reads scripts/verify's rows: a stack's name (on SQLite), or
+// STACK[pg], the stack on the lab's Postgres server role, which only a
+// stack whose DATABASES names postgres runs on. Each is "ROW STACK
+// DATABASE"; the first row that is neither is its one line.
+func verifyRows(lab stackenv.Lab, rows []string) ([]string, error) {
+	var out []string
+	for _, row := range rows {
+		stack, pg := strings.CutSuffix(row, "[pg]")
+		if err := lab.Check(stack); err != nil {
+			return nil, err
+		}
+		db := study.DatabaseSQLite
+		if pg {
+			s, err := lab.Read(stack)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(s.Words("DATABASES"), study.DatabasePostgres) {
+				return nil, &stackenv.Error{Msg: fmt.Sprintf("stacks/%s does not run on postgres (DATABASES in its stack.env: %s)", stack, s.Values["DATABASES"])}
+			}
+			db = study.DatabasePostgres
+		}
+		out = append(out, row+" "+stack+" "+db)
+	}
+	return out, nil
 }
 
 // printConfine prints the confinement's flags a line each, with the

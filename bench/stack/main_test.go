@@ -105,3 +105,64 @@ func TestTags(t *testing.T) {
 		t.Errorf("stack tags own: exit %d, %q; want exit 0 and no line", rc, out)
 	}
 }
+
+// What bash reads of a stack's image, data, readiness and build, and of
+// verify's rows, as it reads it: one line each, KEY=VALUE lines for
+// assign_lines, or env's arguments a line each; a refusal is bash's old
+// line, exit 2, with nothing on stdout.
+func TestAnswers(t *testing.T) {
+	root := t.TempDir()
+	for name, env := range map[string]string{
+		"plain":  "INPUTS=\"\"\nTOOLCHAINS=\"\"\nDATABASES=\"sqlite postgres\"\n",
+		"cgo":    "INPUTS=\"\"\nTOOLCHAINS=\"\"\nBUILD_ARGS=CGO_CFLAGS\n",
+		"onbase": "BUILD_ARGS=CGO_CFLAGS\nDEPENDS=base\n", // (no tag made: that asks Docker for base's id)
+		"own":    "IMAGE=me/api:1\nREADY_PATH=/healthz\nDATA=seed\n",
+		"far":    "DATA=../plain/stack.env\n",
+	} {
+		os.MkdirAll(filepath.Join(root, "stacks", name, "seed"), 0o755)
+		os.WriteFile(filepath.Join(root, "stacks", name, "stack.env"), []byte(env), 0o644)
+	}
+	stack := func(args ...string) (int, string, string) {
+		var out, errs strings.Builder
+		rc := run(append([]string{"--lab-root", root}, args...), &out, &errs)
+		return rc, out.String(), errs.String()
+	}
+	_, plain, _ := stack("tag", "plain")
+	plain = strings.TrimSuffix(plain, "\n")
+	_, variant, _ := stack("tag", "cgo", "--build-args", "CGO_CFLAGS=-g")
+	variant = strings.TrimSuffix(variant, "\n")
+	own := root + "/stacks/own"
+	for _, c := range []struct {
+		args      []string
+		rc        int
+		out, errs string
+	}{
+		{[]string{"ready-path", "own"}, 0, "/healthz\n", ""},
+		{[]string{"ready-path", "plain"}, 0, "/up\n", ""},
+		{[]string{"data", "own"}, 0, own + "/seed\n", ""},
+		{[]string{"data", "plain"}, 0, "", ""},
+		{[]string{"data", "far"}, 2, "", root + "/stacks/far/stack.env: DATA '../plain/stack.env' is not a file or folder inside the stack folder\n"},
+		{[]string{"image", "own"}, 0, "TAG=me/api:1\nMISSING=image me/api:1 (IMAGE in " + own + "/stack.env) is not on this Docker engine: build or load it first\n", ""},
+		{[]string{"image", "plain", "--build-args", ""}, 0, "TAG=" + plain + "\nMISSING=image " + plain + " for stacks/plain is not built: run './lab images plain'\n", ""},
+		{[]string{"build-plan", "own"}, 0, "ELSEWHERE=1\nTAG=me/api:1\n", ""},
+		{[]string{"build-plan", "plain", "--build-args", ""}, 0, "ELSEWHERE=0\nTAG=" + plain + "\nARGS=\nLOG=plain.build.log\n", ""},
+		{[]string{"build-plan", "cgo", "--build-args", "CGO_CFLAGS=-g"}, 0, "ELSEWHERE=0\nTAG=" + variant + "\nARGS= with CGO_CFLAGS=-g\nLOG=cgo-" +
+			strings.TrimPrefix(variant, "stacklab/cgo:") + ".build.log\n", ""},
+		{[]string{"build-plan", "plain", "--build-args", "CGO_CFLAGS=-g"}, 0,
+			"ELSEWHERE=0\nPROBLEM=stacks/plain takes no build arguments (no BUILD_ARGS in its stack.env), not CGO_CFLAGS\n", ""},
+		{[]string{"build-env", "onbase", "--build-args", "CGO_CFLAGS=-O2 -g\n", "--base", "stacklab/base:fixed"}, 0,
+			"-u\nCGO_CFLAGS\nCGO_CFLAGS=-O2 -g\nBASE_IMAGE=stacklab/base:fixed\n", ""},
+		{[]string{"build-env", "plain"}, 0, "BASE_IMAGE=\n", ""},
+		{[]string{"verify-rows", "plain", "plain[pg]", "own"}, 0, "plain plain sqlite\nplain[pg] plain postgres\nown own sqlite\n", ""},
+		{[]string{"verify-rows", "plain", "own[pg]"}, 2, "", "stacks/own does not run on postgres (DATABASES in its stack.env: )\n"},
+		{[]string{"verify-rows", "plain[x]"}, 2, "", "'plain[x]' is not a stack (stacks: cgo far onbase own plain)\n"},
+	} {
+		rc, out, errs := stack(c.args...)
+		if rc != c.rc || out != c.out || errs != c.errs {
+			t.Errorf("stack %q: exit %d, %q, stderr %q; want exit %d, %q, stderr %q", c.args, rc, out, errs, c.rc, c.out, c.errs)
+		}
+	}
+	if !strings.HasPrefix(plain, "stacklab/plain:") || !strings.HasPrefix(variant, "stacklab/cgo:") {
+		t.Errorf("tags %q, %q", plain, variant)
+	}
+}
