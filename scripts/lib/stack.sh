@@ -210,15 +210,11 @@ docker_stop() {
 # or, for a STACK whose stack.env names its own DATA, a copy of that; DIR
 # and what is in it owned by the uid the app runs as (confine_data_dir)
 fresh_database() {
-  local dir=$1 stack=${2:-} own=""
+  local dir=$1 src=""
   mkdir -p "$dir"
-  [[ -n "$stack" ]] && own=$(stack_env_get "$stack" DATA)
-  if [[ -n "$own" ]]; then
-    # The stack's own data (DATA in its stack.env), in place of the lab's.
-    local src
-    src=$(stack_dir "$stack")/$own
-    [[ "$own" != /* && "/$own/" != */../* && -e "$src" ]] ||
-      die "$(stack_dir "$stack")/stack.env: DATA '$own' is not a file or folder inside the stack folder"
+  # the stack's own data in place of the lab's (stack data: Go checks DATA)
+  [[ -z "${2:-}" ]] || src=$(stack_tool data "$2") || exit 1
+  if [[ -n "$src" ]]; then
     find "$dir" -mindepth 1 -delete
     if [[ -d "$src" ]]; then cp -R "$src"/. "$dir"/; else cp "$src" "$dir"/; fi
   else
