@@ -26,11 +26,7 @@ upstream_run() {
 row_stack() { echo "${ROW_STACK[$1]:-$1}"; }
 
 # ready_path STACK: the path whose first 200 says the app is up
-ready_path() {
-  local p
-  p=$(stack_env_get "$1" READY_PATH)
-  echo "${p:-/up}"
-}
+ready_path() { stack_tool ready-path "$1" || exit 1; }
 
 # contract STACK: app (docs/app.md, checked by bench/verify) or none (an image
 # of the user's own: only the study's per-case checks apply), as stackenv
