@@ -50,20 +50,15 @@ stack_env_get() { stack_tool get "$1" "$2" || exit 1; }
 # run, so an edit to a stack folder mid-bench cannot change what is measured).
 declare -gA IMAGE_TAG=()
 
-# require_image NAME: the tag of NAME's built image, or a line saying to build
-# it; a stack whose stack.env names an IMAGE built elsewhere gets that image
+# require_image NAME: the tag of the image NAME runs (stack image: its
+# IMAGE, else the lab's tag), or Go's line saying to build or load it
 require_image() {
-  local tag=${IMAGE_TAG[$1]:-}
-  [[ -n "$tag" ]] && { echo "$tag"; return 0; }
-  tag=$(stack_env_get "$1" IMAGE)
-  if [[ -n "$tag" ]]; then
-    docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag (IMAGE in $(stack_dir "$1")/stack.env) is not on this Docker engine: build or load it first"
-    echo "$tag"
-    return 0
-  fi
-  tag=$(image_tag "$1")
-  docker image inspect "$tag" >/dev/null 2>&1 || die "image $tag for stacks/$1 is not built: run './lab images $1'"
-  echo "$tag"
+  local out TAG="" MISSING=""
+  [[ -z "${IMAGE_TAG[$1]:-}" ]] || { echo "${IMAGE_TAG[$1]}"; return 0; }
+  out=$(stack_tool image "$1" --build-args "${LAB_BUILD_ARGS:-}") || exit 1
+  assign_lines "$out"
+  docker image inspect "$TAG" >/dev/null 2>&1 || die "$MISSING"
+  echo "$TAG"
 }
 
 # stack_start NAME DATA_DIR CONTAINER PORT UPSTREAM_URL: start NAME's image
