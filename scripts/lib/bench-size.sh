@@ -142,9 +142,9 @@ timed_build() {
   local copy=$1 stack=$2 tag=$3 log=$4 start
   shift 4
   start=$(date +%s%N)
-  # as scripts/images builds: the stack's declared build arguments unset
-  LAB_BUILD_ARGS="" build_env "$stack"
-  env -u CARGO_TARGET_DIR "${BUILD_ENV[@]}" "$@" BASE_IMAGE="$BASE_FOR_BUILD" LAB_BUILD_CPUS="$BUILD_CPUS" \
+  # as scripts/images builds, on the base image fixed at the bench's start
+  LAB_BUILD_ARGS="" build_env "$stack" "${IMAGE_TAG["base"]}"
+  env -u CARGO_TARGET_DIR "${BUILD_ENV[@]}" "$@" LAB_BUILD_CPUS="$BUILD_CPUS" \
     taskset -c "$BUILD_CPUS" "$copy/stacks/$stack/build-image" "$tag" >>"$log" 2>&1 || return 1
   echo $((($(date +%s%N) - start) / 1000000))
 }
@@ -164,8 +164,6 @@ size_builds() {
   tag="stacklab-size/$stack:$BENCH_ID-run-$run"
   log="$WORK/$stack-$run.build.log"
   touch=$(stack_env_get "$stack" SIZE_TOUCH)
-  BASE_FOR_BUILD=""
-  [[ " $(stack_env_get "$stack" DEPENDS) " == *" base "* ]] && BASE_FOR_BUILD=${IMAGE_TAG["base"]}
   # A Go app's clean build starts from an empty Go build cache; the other
   # stacks keep the host's, which only the packer (bench/mkimage) uses.
   local gocache=()

@@ -28,14 +28,13 @@ stack_names() { stack_tool names || exit 1; }
 # nothing
 build_args_problem() { stack_tool build-args "$1" --build-args "$2" || exit 1; }
 
-# build_env NAME: the environment NAME's build-image runs under, as `env`
-# arguments: every name its BUILD_ARGS declares unset, then LAB_BUILD_ARGS's
-# values, so the caller's own CGO_CFLAGS (say) never reaches an image
+# build_env NAME [BASE_TAG]: BUILD_ENV, the `env` arguments NAME's
+# build-image runs under with LAB_BUILD_ARGS, as stack build-env gives them
+# (BASE_TAG: base's tag, when the caller fixed it)
 build_env() {
-  local k kv
-  BUILD_ENV=()
-  for k in $(stack_env_get "$1" BUILD_ARGS); do BUILD_ENV+=(-u "$k"); done
-  while IFS= read -r kv; do [[ -z "$kv" ]] || BUILD_ENV+=("$kv"); done <<<"${LAB_BUILD_ARGS:-}"
+  local out
+  out=$(stack_tool build-env "$1" --build-args "${LAB_BUILD_ARGS:-}" ${2:+--base "$2"}) || exit 1
+  mapfile -t BUILD_ENV <<<"$out"
 }
 
 # image_tag NAME: stacklab/NAME:<first 12 hex of the hash of its inputs>
