@@ -49,9 +49,6 @@
 //	    not declare, said in one line: the caller says where they came
 //	    from), or TAG=, ARGS= (" with K=V ..." for its notes) and LOG=
 //	    (the build log's file name)
-//	stack ... build-args NAME --build-args "K=V lines"
-//	    nothing when NAME's BUILD_ARGS declares every name; else the
-//	    problem in one line (exit 0: the caller says where it came from)
 //	stack ... build-env NAME [--build-args "K=V lines"] [--base TAG]
 //	    env's arguments for NAME's build-image, one a line: -u and each
 //	    name its BUILD_ARGS declares, the arguments given, then
@@ -102,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(io.Discard)
 	root := fl.String("lab-root", ".", "the lab's folder (stacks/ under it)")
 	extra := fl.String("extra-stacks", "", "another folder of stack folders")
-	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|ready-path NAME|data NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|tags NAME...|image NAME [--build-args LINES]|build-plan NAME [--build-args LINES]|build-env NAME [--build-args LINES] [--base TAG]|build-args NAME --build-args LINES|postgres-settings|postgres-version|confine [--unconfined VALUE] [NAME]|confine-ids|verify-rows ROW..."
+	usage := "usage: stack [--lab-root DIR] [--extra-stacks DIR] build-order NAME...|names|check NAME|dir NAME|get NAME KEY|contract NAME|ready-path NAME|data NAME|app-env NAME PORT UPSTREAM_URL CPUS [DATA]|host-packages NAME|tag NAME [--build-args LINES]|tags NAME...|image NAME [--build-args LINES]|build-plan NAME [--build-args LINES]|build-env NAME [--build-args LINES] [--base TAG]|postgres-settings|postgres-version|confine [--unconfined VALUE] [NAME]|confine-ids|verify-rows ROW..."
 	if err := fl.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "stack: %v (%s)\n", err, usage)
 		return 2
@@ -115,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	want := map[string]int{"build-order": -1, "names": 0, "check": 1, "dir": 1, "get": 2, "contract": 1, "ready-path": 1, "data": 1, "app-env": 4, "host-packages": 1, "tag": 1, "tags": -1, "image": 1,
-		"build-plan": 1, "build-env": 1, "build-args": 1, "postgres-settings": 0, "postgres-version": 0, "confine": 0, "confine-ids": 0, "verify-rows": -1}
+		"build-plan": 1, "build-env": 1, "postgres-settings": 0, "postgres-version": 0, "confine": 0, "confine-ids": 0, "verify-rows": -1}
 	n, ok := want[rest[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "stack: unknown subcommand %q (%s)\n", rest[0], usage)
@@ -123,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var buildArgs, base string
 	switch rest[0] {
-	case "tag", "image", "build-plan", "build-env", "build-args":
+	case "tag", "image", "build-plan", "build-env":
 		tf := flag.NewFlagSet(rest[0], flag.ContinueOnError)
 		tf.SetOutput(io.Discard)
 		tf.StringVar(&buildArgs, "build-args", "", "a build variant's arguments")
@@ -230,13 +227,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 				for _, line := range hostPackageSteps(pkgs, dpkgVersion) {
 					fmt.Fprintln(stdout, line)
 				}
-			}
-		}
-	case "build-args":
-		var s *stackenv.Stack
-		if s, err = lab.Read(rest[1]); err == nil {
-			if p := s.BuildArgsProblem(strings.Split(buildArgs, "\n")); p != "" {
-				fmt.Fprintln(stdout, p)
 			}
 		}
 	case "image":

@@ -23,11 +23,6 @@ stack_dir() { stack_tool dir "$1" || exit 1; }
 # stack_names: every stack folder (those with a stack.env), base and upstream excluded
 stack_names() { stack_tool names || exit 1; }
 
-# build_args_problem NAME ARGS: why ARGS ("K=V" lines, a build variant's)
-# cannot build NAME (a name its stack.env's BUILD_ARGS does not declare), or
-# nothing
-build_args_problem() { stack_tool build-args "$1" --build-args "$2" || exit 1; }
-
 # build_env NAME [BASE_TAG]: BUILD_ENV, the `env` arguments NAME's
 # build-image runs under with LAB_BUILD_ARGS, as stack build-env gives them
 # (BASE_TAG: base's tag, when the caller fixed it)
@@ -54,7 +49,7 @@ declare -gA IMAGE_TAG=()
 require_image() {
   local out TAG="" MISSING=""
   [[ -z "${IMAGE_TAG[$1]:-}" ]] || { echo "${IMAGE_TAG[$1]}"; return 0; }
-  out=$(stack_tool image "$1" --build-args "${LAB_BUILD_ARGS:-}") || exit 1
+  out=$(stack_tool image "$1" --build-args "${LAB_BUILD_ARGS:-}") || exit
   assign_lines "$out"
   docker image inspect "$TAG" >/dev/null 2>&1 || die "$MISSING"
   echo "$TAG"
