@@ -54,8 +54,8 @@ func (l Lab) BuildPlan(name, buildArgs string) (Build, error) {
 	if err != nil {
 		return Build{}, err
 	}
-	if s.BuiltElsewhere() {
-		return Build{Elsewhere: true, Tag: s.Values["IMAGE"]}, nil
+	if tag := s.OwnImage(); tag != "" {
+		return Build{Elsewhere: true, Tag: tag}, nil
 	}
 	lines := strings.Split(buildArgs, "\n")
 	if p := s.BuildArgsProblem(lines); p != "" {

@@ -320,15 +320,15 @@ func (s *Stack) Contract() string {
 	switch {
 	case s.Values["CONTRACT"] != "":
 		return s.Values["CONTRACT"]
-	case s.BuiltElsewhere():
+	case s.OwnImage() != "":
 		return "none"
 	}
 	return "app"
 }
 
-// BuiltElsewhere says whether the stack runs an image of the user's own,
-// the one its IMAGE names, which the lab never builds or removes.
-func (s *Stack) BuiltElsewhere() bool { return s.Values["IMAGE"] != "" }
+// OwnImage is the image of the user's own the stack runs, built elsewhere
+// (IMAGE), which the lab never builds or removes; "" when the lab builds it.
+func (s *Stack) OwnImage() string { return s.Values["IMAGE"] }
 
 // Image is the image a stack runs.
 type Image struct {
@@ -346,8 +346,7 @@ func (l Lab) Image(name string, buildArgs []string) (Image, error) {
 	if err != nil {
 		return Image{}, err
 	}
-	if s.BuiltElsewhere() {
-		tag := s.Values["IMAGE"]
+	if tag := s.OwnImage(); tag != "" {
 		return Image{Tag: tag, Elsewhere: true,
 			Missing: fmt.Sprintf("image %s (IMAGE in %s/stack.env) is not on this Docker engine: build or load it first", tag, s.Dir)}, nil
 	}

@@ -123,7 +123,7 @@ func imagesCmd(path string, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		n.Own[st] = d.BuiltElsewhere()
+		n.Own[st] = d.OwnImage() != ""
 	}
 	have, err := fileLines(*images)
 	if err != nil {

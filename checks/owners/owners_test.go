@@ -141,6 +141,15 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`  BENCH_FLAGS=(--profile "${PROFILE:-quick}" --runs "${RUNS:-5}")`, "first baseline"},
 		{`const firstBaselineRuns = 5`, "first baseline"},
 		{`	runs := fl.Int("runs", 5, "a first baseline's runs")`, "first baseline"},
+		{`  if [[ -n "$(stack_env_get "$name" IMAGE)" ]]; then`, "which image a stack runs"},
+		{`		if err == nil && s.Values["IMAGE"] != "" {`, "which image a stack runs"},
+		{`  echo "${p:-/up}"`, "ready path"},
+		{`    --ready "http://127.0.0.1:$port${ready:-/up}" -- "$dir/native-start" "$out" || exit 1`, "ready path"},
+		{`    [[ "$own" != /* && "/$own/" != */../* && -e "$src" ]] ||`, "own data"},
+		{`  [[ " $(stack_env_get "$name" DEPENDS) " == *" base "* ]] && base=$(LAB_BUILD_ARGS="" image_tag base)`, "build-image runs under"},
+		{`  for k in $(stack_env_get "$1" BUILD_ARGS); do BUILD_ENV+=(-u "$k"); done`, "build-image runs under"},
+		{`    if [[ "$s" == *"[pg]" ]]; then`, "verify's rows"},
+		{`      base=${s%"[pg]"} pg=1`, "verify's rows"},
 	} {
 		hit := false
 		for _, o := range Table {
