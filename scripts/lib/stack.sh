@@ -32,9 +32,8 @@ build_env() {
   mapfile -t BUILD_ENV <<<"$out"
 }
 
-# image_tag NAME: stacklab/NAME:<first 12 hex of the hash of its inputs>
-# (stacks/README.md, "The image's inputs"; the rule is stackenv.InputsHash),
-# a build variant's when LAB_BUILD_ARGS ("K=V" lines; scripts/images) is set
+# image_tag NAME: the lab's tag for NAME's image (stack tag, the hash of its
+# inputs), a build variant's when LAB_BUILD_ARGS ("K=V" lines) is set
 image_tag() { stack_tool tag "$1" --build-args "${LAB_BUILD_ARGS:-}"; }
 
 # stack_env_get NAME KEY: one value of stacks/NAME/stack.env, as Go reads it
