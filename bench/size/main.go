@@ -18,6 +18,11 @@
 //	size image OUT --tag T --size BYTES --gzipped BYTES [--binary PATH] < TAR
 //	    OUT/image.json: the regular files of the image's file system (the tar
 //	    `docker export` writes, on stdin) and the binary's size
+//	size tools < LINES
+//	    NAME=VERSION a line, the tools a size study's manifest records:
+//	    of the lab's tools ("name version" lines on stdin) and of the
+//	    builds' toolchains (rustc, cargo, gcc, mvn, java, run here), those
+//	    that ran, but the load generators and just
 //
 // A stack whose stack.env states no rule, or whose lock data is missing,
 // gets OUT/<measure>.error holding one line naming the stack and what is
@@ -47,8 +52,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image ... (see the comment at the top of bench/size/main.go)")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image|tools ... (see the comment at the top of bench/size/main.go)")
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -64,8 +69,10 @@ func main() {
 		err = build(args)
 	case "image":
 		err = image(args, os.Stdin)
+	case "tools":
+		err = tools(os.Stdin, os.Stdout)
 	default:
-		fmt.Fprintf(os.Stderr, "size: unknown subcommand %q (code, deps, touch, build, image)\n", cmd)
+		fmt.Fprintf(os.Stderr, "size: unknown subcommand %q (code, deps, touch, build, image, tools)\n", cmd)
 		os.Exit(2)
 	}
 	var m *missing

@@ -25,15 +25,6 @@ scc_check() {
   SCC=$(command -v scc)
 }
 
-# size_toolchains: "name version" of the programs the stacks' builds run
-size_toolchains() {
-  echo "rustc $(rustc --version 2>/dev/null | awk '{print $2}')"
-  echo "cargo $(cargo --version 2>/dev/null | awk '{print $2}')"
-  echo "gcc $(gcc -dumpfullversion 2>/dev/null)"
-  echo "mvn $(mvn -v -B 2>/dev/null | sed -n 's/.*Apache Maven \([0-9.]*\).*/\1/p' | head -n1)"
-  echo "java $(java -version 2>&1 | awk -F'"' '/version/ {print $2; exit}')"
-}
-
 size_prepare() {
   trap cleanup EXIT
   trap 'on_signal SIGINT' INT
@@ -46,14 +37,13 @@ size_prepare() {
     "$LAB_ROOT/scripts/images" base
     IMAGE_TAG["base"]=$(require_image base)
   fi
-  local commit tools=() name version
+  local commit tools=() kept tool
   commit=$(lab_commit)
   new_results_dir
   [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
-  # The build times depend on the toolchains, not on the load generators.
-  while read -r name version; do
-    [[ -n "$version" && "$version" != none && " oha vegeta just " != *" $name "* ]] && tools+=(--tool "$name=$version")
-  done < <(tool_versions; size_toolchains)
+  # the manifest's tools: those size tools keeps, and the builds' toolchains
+  kept=$(tool_versions | lab_tool size tools) || exit 1
+  while IFS= read -r tool; do [[ -z "$tool" ]] || tools+=(--tool "$tool"); done <<<"$kept"
   tools+=(--tool "scc=$(pinned scc)")
   note "bench: study $STUDY (size), profile $PROFILE, $RUNS build run(s), build CPUs $BUILD_CPUS, stacks ${ROWS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
