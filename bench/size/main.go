@@ -1,6 +1,7 @@
-// Command size writes a size study's raw files while the bench runs
-// (scripts/lib/bench-size.sh calls it; bash neither builds nor parses
-// JSON). Package sizes reads what it writes.
+// Command size writes a size study's raw files while the bench runs and
+// decides what the bench does for each stack (scripts/lib/bench-size.sh
+// calls it, and runs the builds, Docker and the copies as it says; bash
+// parses no JSON). Package sizes reads what it writes.
 //
 //	size code STACK_DIR OUT --scc BIN
 //	    the app's files by the stack's rule (SIZE_EXCLUDE, SIZE_TESTS in its
@@ -23,6 +24,21 @@
 //	    of the lab's tools ("name version" lines on stdin) and of the
 //	    builds' toolchains (rustc, cargo, gcc, mvn, java, run here), those
 //	    that ran, but the load generators and just
+//	size plan STACK_DIR OUT --run N --build 0|1 [--bench-id ID --work DIR
+//	          --base-image TAG]
+//	    what run N of the study does for the stack (OUT: its raw files), as
+//	    KEY=VALUE lines for bash: SIZE_CODE=1 to count the app's code;
+//	    SIZE_DEPS, where to read the lock data: "stack" (its folder), "copy"
+//	    (the builds' copy, after the clean build) or "" (not in this run);
+//	    SIZE_BUILDS=1 to build clean and rebuild (--build 1). For the
+//	    builds, empty without: SIZE_COPY (the lab's copy they run in),
+//	    SIZE_TAG, SIZE_LOG, SIZE_BASE_IMAGE (TAG, for a stack built on
+//	    base), SIZE_GOCACHE (the Go build cache they get; empty: the
+//	    host's), SIZE_TOUCH (the file the rebuild changes) or
+//	    SIZE_TOUCH_FAULT (the line saying why there is no rebuild),
+//	    SIZE_BINARY, and for scc over SIZE_DEPS_SRC in the image:
+//	    SIZE_DEPS_SRC, SIZE_DEPS_SCC (scc's arguments), SIZE_DEPS_CODE
+//	    (where its output goes)
 //
 // A stack whose stack.env states no rule, or whose lock data is missing,
 // gets OUT/<measure>.error holding one line naming the stack and what is
@@ -53,7 +69,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image|tools ... (see the comment at the top of bench/size/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image|tools|plan ... (see the comment at the top of bench/size/main.go)")
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -71,8 +87,10 @@ func main() {
 		err = image(args, os.Stdin)
 	case "tools":
 		err = tools(os.Stdin, os.Stdout)
+	case "plan":
+		err = planCmd(args, os.Stdout)
 	default:
-		fmt.Fprintf(os.Stderr, "size: unknown subcommand %q (code, deps, touch, build, image, tools)\n", cmd)
+		fmt.Fprintf(os.Stderr, "size: unknown subcommand %q (code, deps, touch, build, image, tools, plan)\n", cmd)
 		os.Exit(2)
 	}
 	var m *missing
@@ -248,6 +266,10 @@ func code(stackDir, out string, args []string) error {
 var sccCodeArgs = []string{"--by-file", "--format", "json", "--no-cocomo", "--no-complexity",
 	"--no-gitignore", "--no-ignore", "--no-scc-ignore", "--exclude-file", "", "--count-as", "ejs:HTML,ru:Ruby", "--"}
 
+// sccDepsArgs are scc's flags for the dependencies' source, here and in
+// the image (size plan's SIZE_DEPS_SCC): totals by language, every file.
+var sccDepsArgs = []string{"--format", "json", "--no-cocomo", "--no-complexity", "--no-gitignore", "--no-ignore", "--"}
+
 func deps(stackDir, out string, args []string) error {
 	fl := flag.NewFlagSet("size deps", flag.ContinueOnError)
 	root := fl.String("lab-root", ".", "the lab's folder (a go stack's packages are listed from its module)")
@@ -420,7 +442,7 @@ func crateDirs(tree []byte) []string {
 
 // sccTotal counts the dependencies' source with scc, by language.
 func sccTotal(scc string, dirs []string, out string) error {
-	cmd := exec.Command(scc, append([]string{"--format", "json", "--no-cocomo", "--no-complexity", "--no-gitignore", "--no-ignore", "--"}, dirs...)...)
+	cmd := exec.Command(scc, append(append([]string{}, sccDepsArgs...), dirs...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	b, err := cmd.Output()

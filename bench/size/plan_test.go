@@ -90,3 +90,58 @@ func TestNameVersion(t *testing.T) {
 		}
 	}
 }
+
+// What a run does for a stack: code and lock data in run 1 (from the
+// copy when it builds), a build from base for a stack built on it, an
+// empty Go build cache for a Go app, the rebuild's file or why there is
+// none, and scc over the image's dependency source.
+func TestPlan(t *testing.T) {
+	goApp := stackFolder(t, map[string]string{"stack.env": "LANGUAGE=go\nDEPENDS=\"\"\nSIZE_TOUCH=app.go\nSIZE_BINARY=/app/server\n"})
+	ruby := filepath.Join(t.TempDir(), "ruby-app")
+	os.MkdirAll(ruby, 0o755)
+	os.WriteFile(filepath.Join(ruby, "stack.env"), []byte("LANGUAGE=ruby\nDEPENDS=\"base\"\nSIZE_DEPS_SRC=\"/usr/share/gems  /usr/lib/ruby\"   # the gems\n"), 0o644)
+	for _, c := range []struct {
+		name  string
+		dir   string
+		flags []string
+		want  string
+	}{
+		{"run 1 without builds", goApp, []string{"--run", "1", "--build", "0"},
+			"SIZE_CODE=1\nSIZE_DEPS=stack\nSIZE_BUILDS=0\nSIZE_COPY=\nSIZE_TAG=\nSIZE_LOG=\nSIZE_BASE_IMAGE=\nSIZE_GOCACHE=\n" +
+				"SIZE_TOUCH=\nSIZE_TOUCH_FAULT=\nSIZE_BINARY=\nSIZE_DEPS_SRC=\nSIZE_DEPS_SCC=\nSIZE_DEPS_CODE=\n"},
+		{"run 2 without builds", goApp, []string{"--run", "2", "--build", "0"},
+			"SIZE_CODE=0\nSIZE_DEPS=\nSIZE_BUILDS=0\nSIZE_COPY=\nSIZE_TAG=\nSIZE_LOG=\nSIZE_BASE_IMAGE=\nSIZE_GOCACHE=\n" +
+				"SIZE_TOUCH=\nSIZE_TOUCH_FAULT=\nSIZE_BINARY=\nSIZE_DEPS_SRC=\nSIZE_DEPS_SCC=\nSIZE_DEPS_CODE=\n"},
+		{"a Go app's first build", goApp, []string{"--run", "1", "--build", "1", "--bench-id", "bench-42", "--work", "/w", "--base-image", "stacklab/base:abc"},
+			"SIZE_CODE=1\nSIZE_DEPS=copy\nSIZE_BUILDS=1\nSIZE_COPY=/w/copy-my-stack-1\nSIZE_TAG=stacklab-size/my-stack:bench-42-run-1\n" +
+				"SIZE_LOG=/w/my-stack-1.build.log\nSIZE_BASE_IMAGE=\nSIZE_GOCACHE=/w/copy-my-stack-1/.gocache\n" +
+				"SIZE_TOUCH=app.go\nSIZE_TOUCH_FAULT=\nSIZE_BINARY=/app/server\nSIZE_DEPS_SRC=\nSIZE_DEPS_SCC=\nSIZE_DEPS_CODE=\n"},
+		{"a stack on base, no SIZE_TOUCH, run 3", ruby, []string{"--run", "3", "--build", "1", "--bench-id", "bench-42", "--work", "/w", "--base-image", "stacklab/base:abc"},
+			"SIZE_CODE=0\nSIZE_DEPS=\nSIZE_BUILDS=1\nSIZE_COPY=/w/copy-ruby-app-3\nSIZE_TAG=stacklab-size/ruby-app:bench-42-run-3\n" +
+				"SIZE_LOG=/w/ruby-app-3.build.log\nSIZE_BASE_IMAGE=stacklab/base:abc\nSIZE_GOCACHE=\nSIZE_TOUCH=\n" +
+				"SIZE_TOUCH_FAULT=ruby-app: stack.env states no SIZE_TOUCH, the handler file the rebuild changes by one line (stacks/README.md)\n" +
+				"SIZE_BINARY=\nSIZE_DEPS_SRC=/usr/share/gems  /usr/lib/ruby\n" +
+				"SIZE_DEPS_SCC=--format json --no-cocomo --no-complexity --no-gitignore --no-ignore -- /usr/share/gems /usr/lib/ruby\n" +
+				"SIZE_DEPS_CODE=/r/raw/run-3/ruby-app/deps-code.scc.json\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := "/r/raw/run-" + c.flags[1] + "/" + filepath.Base(c.dir)
+			code, stdout, stderr := runSizeOut(t, "", nil, append([]string{"plan", c.dir, out}, c.flags...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if stdout != c.want {
+				t.Errorf("size plan printed\n%s\nwant\n%s", stdout, c.want)
+			}
+		})
+	}
+	for _, bad := range [][]string{
+		{"--run", "0", "--build", "0"},
+		{"--run", "1", "--build", "2"},
+		{"--run", "1", "--build", "1", "--work", "/w"},
+	} {
+		if code, _, _ := runSizeOut(t, "", nil, append([]string{"plan", goApp, "/r"}, bad...)...); code != 2 {
+			t.Errorf("size plan %v: exit %d, want 2", bad, code)
+		}
+	}
+}

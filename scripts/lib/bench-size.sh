@@ -102,20 +102,22 @@ measure() {
   fi
 }
 
+# size_stack RUN STACK I: what size plan says run RUN does for STACK
+# (its SIZE_ lines), the I-th stack of the run
 size_stack() {
-  local run=$1 stack=$2 i=$3 out
+  local run=$1 stack=$2 i=$3 out dir answer
   out="$RUN_DIR/raw/run-$run/$stack"
+  dir=$(stack_dir "$stack")
   mkdir -p "$out"
-  if ((run == 1)); then
+  answer=$(lab_tool size plan "$dir" "$out" --run "$run" --build "$SIZE_BUILD" --bench-id "$BENCH_ID" \
+    --work "$WORK" --base-image "${IMAGE_TAG["base"]:-}") || exit 1
+  assign_lines "$answer"
+  if ((SIZE_CODE)); then
     size_note "$run" "$i" "$stack" "counting the app's code"
-    measure "$out" code code.scc.json lab_tool size code "$(stack_dir "$stack")" "$out" --scc "$SCC"
-    if ((SIZE_BUILD == 0)); then
-      measure "$out" deps deps lab_tool size deps "$(stack_dir "$stack")" "$out" --lab-root "$LAB_ROOT" --scc "$SCC"
-      return 0
-    fi
+    measure "$out" code code.scc.json lab_tool size code "$dir" "$out" --scc "$SCC"
   fi
-  ((SIZE_BUILD)) || return 0
-  size_builds "$run" "$i" "$stack" "$out"
+  [[ "$SIZE_DEPS" != stack ]] || measure "$out" deps deps lab_tool size deps "$dir" "$out" --lab-root "$LAB_ROOT" --scc "$SCC"
+  ((SIZE_BUILDS == 0)) || size_builds "$run" "$i" "$stack" "$out"
 }
 
 # lab_copy DIR: the lab's working tree (tracked and untracked files, not
@@ -126,16 +128,17 @@ lab_copy() {
     tar --null --no-recursion -T - -cf -) | tar -xf - -C "$1"
 }
 
-# timed_build COPY STACK TAG LOG [ENV...]: the stack's build-image in COPY
-# on the build CPUs, its wall milliseconds on stdout; false when it failed
+# timed_build STACK [ENV...]: the stack's build-image in the plan's copy
+# (SIZE_COPY, SIZE_TAG, its output to SIZE_LOG) on the build CPUs, its
+# wall milliseconds on stdout; false when it failed
 timed_build() {
-  local copy=$1 stack=$2 tag=$3 log=$4 start
-  shift 4
+  local stack=$1 start
+  shift
   start=$(date +%s%N)
   # as scripts/images builds, on the base image fixed at the bench's start
-  LAB_BUILD_ARGS="" build_env "$stack" "${IMAGE_TAG["base"]}"
-  env -u CARGO_TARGET_DIR "${BUILD_ENV[@]}" "$@" LAB_BUILD_CPUS="$BUILD_CPUS" \
-    taskset -c "$BUILD_CPUS" "$copy/stacks/$stack/build-image" "$tag" >>"$log" 2>&1 || return 1
+  LAB_BUILD_ARGS="" build_env "$stack" "${IMAGE_TAG["base"]:-}"
+  env -u CARGO_TARGET_DIR "${BUILD_ENV[@]}" "$@" ${SIZE_GOCACHE:+"GOCACHE=$SIZE_GOCACHE"} LAB_BUILD_CPUS="$BUILD_CPUS" \
+    taskset -c "$BUILD_CPUS" "$SIZE_COPY/stacks/$stack/build-image" "$SIZE_TAG" >>"$SIZE_LOG" 2>&1 || return 1
   echo $((($(date +%s%N) - start) / 1000000))
 }
 
@@ -148,54 +151,46 @@ size_pause() {
   note "bench: $LAB_PAUSE_FILE is gone: building again"
 }
 
+# size_builds RUN I STACK OUT: the clean build and the rebuild as size
+# plan says, the image's sizes and files, then the images and copy removed
 size_builds() {
-  local run=$1 i=$2 stack=$3 out=$4 copy tag log clean rebuild touch
-  copy="$WORK/copy-$stack-$run"
-  tag="stacklab-size/$stack:$BENCH_ID-run-$run"
-  log="$WORK/$stack-$run.build.log"
-  touch=$(stack_env_get "$stack" SIZE_TOUCH)
-  # A Go app's clean build starts from an empty Go build cache; the other
-  # stacks keep the host's, which only the packer (bench/mkimage) uses.
-  local gocache=()
-  [[ "$(stack_env_get "$stack" LANGUAGE)" == go ]] && gocache=(GOCACHE="$copy/.gocache")
-  lab_copy "$copy"
-  SIZE_TAGS+=("$tag")
+  local run=$1 i=$2 stack=$3 out=$4 clean rebuild clean_id
+  lab_copy "$SIZE_COPY"
+  SIZE_TAGS+=("$SIZE_TAG")
   size_pause
   size_note "$run" "$i" "$stack" "clean build (no cache, no build output left)"
-  if ! clean=$(timed_build "$copy" "$stack" "$tag" "$log" LAB_NO_CACHE=1 "${gocache[@]}"); then
-    size_failed "$out" build "$stack: the clean build failed" "$log"
-    rm -rf "$copy"
+  if ! clean=$(timed_build "$stack" LAB_NO_CACHE=1); then
+    size_failed "$out" build "$stack: the clean build failed" "$SIZE_LOG"
+    rm -rf "$SIZE_COPY"
     return 0
   fi
-  local clean_id
-  clean_id=$(docker image inspect -f '{{.Id}}' "$tag")
-  if ((run == 1)); then
-    # After the build: packages.txt in the copy is the image's own list.
-    measure "$out" deps deps lab_tool size deps "$copy/stacks/$stack" "$out" --lab-root "$copy" --scc "$SCC"
-    [[ -f "$out/deps.error" ]] || size_deps_code "$stack" "$tag" "$out"
+  clean_id=$(docker image inspect -f '{{.Id}}' "$SIZE_TAG")
+  if [[ "$SIZE_DEPS" == copy ]]; then
+    measure "$out" deps deps lab_tool size deps "$SIZE_COPY/stacks/$stack" "$out" --lab-root "$SIZE_COPY" --scc "$SCC"
+    [[ -f "$out/deps.error" ]] || size_deps_code "$stack"
   fi
   size_note "$run" "$i" "$stack" "image sizes and files"
-  size_image "$stack" "$tag" "$out"
-  if [[ -z "$touch" ]]; then
-    size_failed "$out" build "$stack: stack.env states no SIZE_TOUCH, the handler file the rebuild changes by one line (stacks/README.md)"
-  elif ! lab_tool size touch "$copy/stacks/$stack/$touch"; then
-    size_failed "$out" build "$stack: SIZE_TOUCH $touch cannot be changed (above)"
+  size_image "$out"
+  if [[ -n "$SIZE_TOUCH_FAULT" ]]; then
+    size_failed "$out" build "$SIZE_TOUCH_FAULT"
+  elif ! lab_tool size touch "$SIZE_COPY/stacks/$stack/$SIZE_TOUCH"; then
+    size_failed "$out" build "$stack: SIZE_TOUCH $SIZE_TOUCH cannot be changed (above)"
   else
     size_pause
-    size_note "$run" "$i" "$stack" "rebuild after a one-line change to $touch"
-    if ! rebuild=$(timed_build "$copy" "$stack" "$tag" "$log" "${gocache[@]}"); then
-      size_failed "$out" build "$stack: the rebuild after changing $touch failed" "$log"
+    size_note "$run" "$i" "$stack" "rebuild after a one-line change to $SIZE_TOUCH"
+    if ! rebuild=$(timed_build "$stack"); then
+      size_failed "$out" build "$stack: the rebuild after changing $SIZE_TOUCH failed" "$SIZE_LOG"
     else
-      lab_tool size build "$out" --clean-ms "$clean" --rebuild-ms "$rebuild" --touched "$touch" --cpus "$BUILD_CPUS"
+      lab_tool size build "$out" --clean-ms "$clean" --rebuild-ms "$rebuild" --touched "$SIZE_TOUCH" --cpus "$BUILD_CPUS"
       note "bench: $stack: clean build $((clean / 1000)) s, rebuild $((rebuild / 1000)) s"
     fi
   fi
-  docker rmi "$tag" >/dev/null 2>&1 || true
+  docker rmi "$SIZE_TAG" >/dev/null 2>&1 || true
   # The rebuild took the tag from the clean build's image: that image, if
   # nothing else names it now, is this bench's and goes too.
   [[ "$(docker image inspect -f '{{len .RepoTags}}' "$clean_id" 2>/dev/null)" != 0 ]] ||
     docker rmi "$clean_id" >/dev/null 2>&1 || true
-  rm -rf "$copy"
+  rm -rf "$SIZE_COPY"
 }
 
 # size_failed OUT MEASURE LINE [LOG]: a measure not taken: its .error (and
@@ -207,29 +202,28 @@ size_failed() {
   SIZE_FAILED=$((SIZE_FAILED + 1))
 }
 
-# size_image STACK TAG OUT: the image unpacked and gzipped, its files and
-# binary (bench/size reads the file system docker export writes)
+# size_image OUT: the image unpacked and gzipped, its files and binary
+# (bench/size reads the file system docker export writes)
 size_image() {
-  local stack=$1 tag=$2 out=$3 bytes gz cid
-  bytes=$(docker image inspect -f '{{.Size}}' "$tag")
-  gz=$(docker save "$tag" | gzip -c | wc -c)
-  cid=$(docker create --label "stacklab.bench=$BENCH_ID" "$tag" /nonexistent)
-  measure "$out" image image.json lab_tool size image "$out" --tag "$tag" --size "$bytes" \
-    --gzipped "$gz" --binary "$(stack_env_get "$stack" SIZE_BINARY)" < <(docker export "$cid")
+  local out=$1 bytes gz cid
+  bytes=$(docker image inspect -f '{{.Size}}' "$SIZE_TAG")
+  gz=$(docker save "$SIZE_TAG" | gzip -c | wc -c)
+  cid=$(docker create --label "stacklab.bench=$BENCH_ID" "$SIZE_TAG" /nonexistent)
+  measure "$out" image image.json lab_tool size image "$out" --tag "$SIZE_TAG" --size "$bytes" \
+    --gzipped "$gz" --binary "$SIZE_BINARY" < <(docker export "$cid")
   docker rm -f "$cid" >/dev/null 2>&1 || true
 }
 
-# size_deps_code STACK TAG OUT: scc over the dependencies' source inside
-# the image (SIZE_DEPS_SRC), run from a read-only mount of the pinned scc
+# size_deps_code STACK: scc over the dependencies' source inside the image
+# (SIZE_DEPS_SRC), run from a read-only mount of the pinned scc with the
+# arguments size plan gives (none: the stack states no SIZE_DEPS_SRC)
 size_deps_code() {
-  local dirs
-  dirs=$(stack_env_get "$1" SIZE_DEPS_SRC)
-  [[ -n "$dirs" ]] || return 0
-  # shellcheck disable=SC2086 # SIZE_DEPS_SRC is a list of paths
+  local args
+  read -ra args <<<"$SIZE_DEPS_SCC"
+  ((${#args[@]})) || return 0
   docker run --rm --network none --label "stacklab.bench=$BENCH_ID" -v "$SCC:/stacklab-scc:ro" \
-    --entrypoint /stacklab-scc "$2" --format json --no-cocomo --no-complexity --no-gitignore --no-ignore -- $dirs \
-    >"$3/deps-code.scc.json" 2>"$WORK/deps-code.err" || {
-    rm -f "$3/deps-code.scc.json"
-    note "bench: $1: scc over SIZE_DEPS_SRC ($dirs) in the image failed: $(head -n1 "$WORK/deps-code.err")"
+    --entrypoint /stacklab-scc "$SIZE_TAG" "${args[@]}" >"$SIZE_DEPS_CODE" 2>"$WORK/deps-code.err" || {
+    rm -f "$SIZE_DEPS_CODE"
+    note "bench: $1: scc over SIZE_DEPS_SRC ($SIZE_DEPS_SRC) in the image failed: $(head -n1 "$WORK/deps-code.err")"
   }
 }
