@@ -15,7 +15,7 @@
 //	    append one line to FILE, in FILE's language (the rebuild's change: a
 //	    definition in a compiled language, a comment in the others)
 //	size build OUT --clean-ms N --rebuild-ms N --touched FILE --cpus LIST
-//	    OUT/build.json
+//	    OUT/build.json, and the two times in whole seconds on stderr
 //	size image OUT --tag T --size BYTES --gzipped BYTES [--binary PATH] < TAR
 //	    OUT/image.json: the regular files of the image's file system (the tar
 //	    `docker export` writes, on stdin) and the binary's size
@@ -39,6 +39,14 @@
 //	    SIZE_BINARY, and for scc over SIZE_DEPS_SRC in the image:
 //	    SIZE_DEPS_SRC, SIZE_DEPS_SCC (scc's arguments), SIZE_DEPS_CODE
 //	    (where its output goes)
+//	size failed OUT MEASURE [--line LINE [--log FILE]]
+//	    a measure (code, deps, image, build) that failed: SIZE_TAKEN=0 when
+//	    it is not taken, which leaves OUT/MEASURE.error, else SIZE_TAKEN=1.
+//	    With --line (a build the bench saw fail), LINE is the .error, on
+//	    stderr too, and FILE is kept as OUT/MEASURE.log; without, after a
+//	    size subcommand failed, the .error it wrote stands, a failure that
+//	    left the measure's result is taken, and any other gets an .error
+//	    of its own
 //
 // A stack whose stack.env states no rule, or whose lock data is missing,
 // gets OUT/<measure>.error holding one line naming the stack and what is
@@ -69,7 +77,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image|tools|plan ... (see the comment at the top of bench/size/main.go)")
+		fmt.Fprintln(os.Stderr, "usage: size code|deps|touch|build|image|tools|plan|failed ... (see the comment at the top of bench/size/main.go)")
 		os.Exit(2)
 	}
 	cmd, args := os.Args[1], os.Args[2:]
@@ -82,15 +90,17 @@ func main() {
 	case "touch":
 		err = touch(args)
 	case "build":
-		err = build(args)
+		err = build(args, os.Stderr)
 	case "image":
 		err = image(args, os.Stdin)
 	case "tools":
 		err = tools(os.Stdin, os.Stdout)
 	case "plan":
 		err = planCmd(args, os.Stdout)
+	case "failed":
+		err = failed(args, os.Stdout, os.Stderr)
 	default:
-		fmt.Fprintf(os.Stderr, "size: unknown subcommand %q (code, deps, touch, build, image, tools, plan)\n", cmd)
+		fmt.Fprintf(os.Stderr, "size: unknown subcommand %q (code, deps, touch, build, image, tools, plan, failed)\n", cmd)
 		os.Exit(2)
 	}
 	var m *missing
@@ -485,7 +495,7 @@ func touch(args []string) error {
 	return os.WriteFile(f, b, 0o644)
 }
 
-func build(args []string) error {
+func build(args []string, stderr io.Writer) error {
 	if len(args) < 1 {
 		return fmt.Errorf("want OUT")
 	}
@@ -500,8 +510,12 @@ func build(args []string) error {
 	if *clean <= 0 || *rebuild <= 0 {
 		return fmt.Errorf("--clean-ms and --rebuild-ms must be above 0")
 	}
-	return writeJSON(filepath.Join(args[0], sizes.BuildFile), sizes.Build{
-		CleanS: float64(*clean) / 1000, RebuildS: float64(*rebuild) / 1000, Touched: *touched, CPUs: *cpus})
+	if err := writeJSON(filepath.Join(args[0], sizes.BuildFile), sizes.Build{
+		CleanS: float64(*clean) / 1000, RebuildS: float64(*rebuild) / 1000, Touched: *touched, CPUs: *cpus}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench: %s: clean build %d s, rebuild %d s\n", stackName(args[0]), *clean/1000, *rebuild/1000)
+	return nil
 }
 
 func image(args []string, stdin io.Reader) error {

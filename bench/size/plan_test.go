@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"stacklab/analysis/sizes"
 )
 
 // runSizeOut runs size with env added to the test's environment and gives
@@ -143,5 +145,69 @@ func TestPlan(t *testing.T) {
 		if code, _, _ := runSizeOut(t, "", nil, append([]string{"plan", goApp, "/r"}, bad...)...); code != 2 {
 			t.Errorf("size plan %v: exit %d, want 2", bad, code)
 		}
+	}
+}
+
+// A failed measure is taken or not, and one not taken always leaves its
+// .error: the one size wrote, the bench's line (with the build's log),
+// or a line of its own when the failure left nothing.
+func TestFailed(t *testing.T) {
+	run := t.TempDir()
+	out := filepath.Join(run, "go-nethttp")
+	os.MkdirAll(out, 0o755)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			return "(none)"
+		}
+		return string(b)
+	}
+
+	// The stack folder's fault: size wrote the .error and said so.
+	os.WriteFile(filepath.Join(out, "code.error"), []byte("go-nethttp: stack.env states no SIZE_EXCLUDE\n"), 0o644)
+	if code, stdout, stderr := runSizeOut(t, "", nil, "failed", out, "code"); code != 0 || stdout != "SIZE_TAKEN=0\n" || stderr != "" {
+		t.Errorf("code with its .error: exit %d, %q, %q", code, stdout, stderr)
+	}
+	// A failure that left the result: taken, nothing written.
+	os.MkdirAll(filepath.Join(out, "deps"), 0o755)
+	if code, stdout, stderr := runSizeOut(t, "", nil, "failed", out, "deps"); code != 0 || stdout != "SIZE_TAKEN=1\n" || stderr != "" || read("deps.error") != "(none)" {
+		t.Errorf("deps with its result: exit %d, %q, %q, deps.error %q", code, stdout, stderr, read("deps.error"))
+	}
+	// A failure that left nothing gets a line of its own.
+	line := "go-nethttp: image: lab_tool size failed (its message above)"
+	if code, stdout, stderr := runSizeOut(t, "", nil, "failed", out, "image"); code != 0 || stdout != "SIZE_TAKEN=0\n" || stderr != "bench: "+line+"\n" {
+		t.Errorf("image with nothing: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if got := read("image.error"); got != line+"\n" {
+		t.Errorf("image.error %q, want %q", got, line+"\n")
+	}
+	// A build the bench saw fail: its line, and its log kept beside.
+	log := filepath.Join(run, "build.log")
+	os.WriteFile(log, []byte("step 3/9: exit 1\n"), 0o644)
+	code, stdout, stderr := runSizeOut(t, "", nil, "failed", out, "build", "--line", "go-nethttp: the clean build failed", "--log", log)
+	if code != 0 || stdout != "SIZE_TAKEN=0\n" || stderr != "bench: go-nethttp: the clean build failed\n" {
+		t.Errorf("build: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if read("build.error") != "go-nethttp: the clean build failed\n" || read("build.log") != "step 3/9: exit 1\n" {
+		t.Errorf("build.error %q, build.log %q", read("build.error"), read("build.log"))
+	}
+	for _, bad := range [][]string{{out, "window"}, {out, "code", "--log", log}, {out}} {
+		if code, _, _ := runSizeOut(t, "", nil, append([]string{"failed"}, bad...)...); code != 2 {
+			t.Errorf("size failed %v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+// The build's times are recorded, and said in whole seconds.
+func TestBuildSaysItsTimes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rust-axum")
+	os.MkdirAll(out, 0o755)
+	code, _, stderr := runSizeOut(t, "", nil, "build", out, "--clean-ms", "81999", "--rebuild-ms", "4020", "--touched", "src/main.rs", "--cpus", "0-1")
+	if code != 0 || stderr != "bench: rust-axum: clean build 81 s, rebuild 4 s\n" {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	var b sizes.Build
+	if err := sizes.ReadJSON(filepath.Join(out, sizes.BuildFile), &b); err != nil || b.CleanS != 81.999 || b.RebuildS != 4.02 {
+		t.Errorf("build.json: %+v (%v)", b, err)
 	}
 }

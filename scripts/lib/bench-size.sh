@@ -87,19 +87,14 @@ size_left() {
 # size_note RUN I STACK WHAT: the progress line
 size_note() { note "bench: run $1/$RUNS · stack $2/${#ROWS[@]} · $3: $4 · ${SIZE_LEFT:-}"; }
 
-# measure OUT NAME RESULT CMD...: a measure bench/size takes into OUT;
-# a stack folder's fault is one line (size prints it and writes
-# NAME.error), and any other failure that left no RESULT gets its own
-# NAME.error, so the study goes on and summarize names what is missing
+# measure OUT NAME CMD...: a measure bench/size takes into OUT; when it
+# fails, size failed says whether it is taken (SIZE_TAKEN), so the study
+# goes on and summarize names what is missing
 measure() {
-  local out=$1 name=$2 result=$3
-  shift 3
-  "$@" && return 0
-  if [[ -f "$out/$name.error" ]]; then
-    SIZE_FAILED=$((SIZE_FAILED + 1))
-  elif [[ ! -e "$out/$result" ]]; then
-    size_failed "$out" "$name" "$(basename "$out"): $name: $1 $2 failed (its message above)"
-  fi
+  local out=$1 name=$2
+  shift 2
+  SIZE_TAKEN=1
+  "$@" || size_failed "$out" "$name"
 }
 
 # size_stack RUN STACK I: what size plan says run RUN does for STACK
@@ -114,9 +109,9 @@ size_stack() {
   assign_lines "$answer"
   if ((SIZE_CODE)); then
     size_note "$run" "$i" "$stack" "counting the app's code"
-    measure "$out" code code.scc.json lab_tool size code "$dir" "$out" --scc "$SCC"
+    measure "$out" code lab_tool size code "$dir" "$out" --scc "$SCC"
   fi
-  [[ "$SIZE_DEPS" != stack ]] || measure "$out" deps deps lab_tool size deps "$dir" "$out" --lab-root "$LAB_ROOT" --scc "$SCC"
+  [[ "$SIZE_DEPS" != stack ]] || measure "$out" deps lab_tool size deps "$dir" "$out" --lab-root "$LAB_ROOT" --scc "$SCC"
   ((SIZE_BUILDS == 0)) || size_builds "$run" "$i" "$stack" "$out"
 }
 
@@ -160,29 +155,28 @@ size_builds() {
   size_pause
   size_note "$run" "$i" "$stack" "clean build (no cache, no build output left)"
   if ! clean=$(timed_build "$stack" LAB_NO_CACHE=1); then
-    size_failed "$out" build "$stack: the clean build failed" "$SIZE_LOG"
+    size_failed "$out" build --line "$stack: the clean build failed" --log "$SIZE_LOG"
     rm -rf "$SIZE_COPY"
     return 0
   fi
   clean_id=$(docker image inspect -f '{{.Id}}' "$SIZE_TAG")
   if [[ "$SIZE_DEPS" == copy ]]; then
-    measure "$out" deps deps lab_tool size deps "$SIZE_COPY/stacks/$stack" "$out" --lab-root "$SIZE_COPY" --scc "$SCC"
-    [[ -f "$out/deps.error" ]] || size_deps_code "$stack"
+    measure "$out" deps lab_tool size deps "$SIZE_COPY/stacks/$stack" "$out" --lab-root "$SIZE_COPY" --scc "$SCC"
+    ((SIZE_TAKEN == 0)) || size_deps_code "$stack"
   fi
   size_note "$run" "$i" "$stack" "image sizes and files"
   size_image "$out"
   if [[ -n "$SIZE_TOUCH_FAULT" ]]; then
-    size_failed "$out" build "$SIZE_TOUCH_FAULT"
+    size_failed "$out" build --line "$SIZE_TOUCH_FAULT"
   elif ! lab_tool size touch "$SIZE_COPY/stacks/$stack/$SIZE_TOUCH"; then
-    size_failed "$out" build "$stack: SIZE_TOUCH $SIZE_TOUCH cannot be changed (above)"
+    size_failed "$out" build --line "$stack: SIZE_TOUCH $SIZE_TOUCH cannot be changed (above)"
   else
     size_pause
     size_note "$run" "$i" "$stack" "rebuild after a one-line change to $SIZE_TOUCH"
     if ! rebuild=$(timed_build "$stack"); then
-      size_failed "$out" build "$stack: the rebuild after changing $SIZE_TOUCH failed" "$SIZE_LOG"
+      size_failed "$out" build --line "$stack: the rebuild after changing $SIZE_TOUCH failed" --log "$SIZE_LOG"
     else
       lab_tool size build "$out" --clean-ms "$clean" --rebuild-ms "$rebuild" --touched "$SIZE_TOUCH" --cpus "$BUILD_CPUS"
-      note "bench: $stack: clean build $((clean / 1000)) s, rebuild $((rebuild / 1000)) s"
     fi
   fi
   docker rmi "$SIZE_TAG" >/dev/null 2>&1 || true
@@ -193,13 +187,13 @@ size_builds() {
   rm -rf "$SIZE_COPY"
 }
 
-# size_failed OUT MEASURE LINE [LOG]: a measure not taken: its .error (and
-# the build's log beside it), one line on stderr
+# size_failed OUT MEASURE [--line LINE [--log LOG]]: a measure that
+# failed, as size failed judges it (SIZE_TAKEN), counted when not taken
 size_failed() {
-  echo "$3" >"$1/$2.error"
-  [[ -z "${4:-}" ]] || cp "$4" "$1/$2.log"
-  note "bench: $3"
-  SIZE_FAILED=$((SIZE_FAILED + 1))
+  local answer
+  answer=$(lab_tool size failed "$@") || exit 1
+  assign_lines "$answer"
+  ((SIZE_TAKEN)) || SIZE_FAILED=$((SIZE_FAILED + 1))
 }
 
 # size_image OUT: the image unpacked and gzipped, its files and binary
@@ -209,7 +203,7 @@ size_image() {
   bytes=$(docker image inspect -f '{{.Size}}' "$SIZE_TAG")
   gz=$(docker save "$SIZE_TAG" | gzip -c | wc -c)
   cid=$(docker create --label "stacklab.bench=$BENCH_ID" "$SIZE_TAG" /nonexistent)
-  measure "$out" image image.json lab_tool size image "$out" --tag "$SIZE_TAG" --size "$bytes" \
+  measure "$out" image lab_tool size image "$out" --tag "$SIZE_TAG" --size "$bytes" \
     --gzipped "$gz" --binary "$SIZE_BINARY" < <(docker export "$cid")
   docker rm -f "$cid" >/dev/null 2>&1 || true
 }
