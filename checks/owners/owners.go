@@ -84,6 +84,10 @@ var Table = []Owned{
 		regexp.MustCompile(`//@(OUT|DATA)/|\bat\[@|func putTokens\(`), code},
 	{"a first baseline's method (the quick profile, five runs: so that the U test can reach its level)", "analysis/guard/baseline.go",
 		regexp.MustCompile(`\$\{RUNS:-[0-9]|\bfirstBaseline(Profile|Runs)\s*=|"runs",\s*5\b`), code},
+	{"the tools a size study's manifest records (the builds' toolchains, each read its own way; not the load generators or just)", "bench/size/tools.go",
+		regexp.MustCompile(`-dumpfullversion|Apache Maven|"oha",\s*"vegeta",\s*"just"|\boha vegeta just\b`), code},
+	{"what a run of the size study does for a stack (its measures in run 1, a Go app's empty build cache in its builds)", "bench/size/plan.go",
+		regexp.MustCompile(`\.gocache\b|func sizePlan\(`), code},
 	{"what counts as a table line for the time to a first table (scripts/first-table), and its log's seconds", "bench/record/stamp.go",
 		regexp.MustCompile(`\b(TABLE_ROW|ROW_LINE)=|func tableLine\(|printf '%7s`), code},
 }

@@ -150,6 +150,11 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`  for k in $(stack_env_get "$1" BUILD_ARGS); do BUILD_ENV+=(-u "$k"); done`, "build-image runs under"},
 		{`    if [[ "$s" == *"[pg]" ]]; then`, "verify's rows"},
 		{`      base=${s%"[pg]"} pg=1`, "verify's rows"},
+		{`  echo "gcc $(gcc -dumpfullversion 2>/dev/null)"`, "size study's manifest"},
+		{`  echo "mvn $(mvn -v -B 2>/dev/null | sed -n 's/.*Apache Maven \([0-9.]*\).*/\1/p' | head -n1)"`, "size study's manifest"},
+		{`    [[ -n "$version" && "$version" != none && " oha vegeta just " != *" $name "* ]] && tools+=(--tool "$name=$version")`, "size study's manifest"},
+		{`var skipped = []string{"oha", "vegeta", "just"}`, "size study's manifest"},
+		{`  [[ "$(stack_env_get "$stack" LANGUAGE)" == go ]] && gocache=(GOCACHE="$copy/.gocache")`, "empty build cache"},
 	} {
 		hit := false
 		for _, o := range Table {

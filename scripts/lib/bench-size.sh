@@ -1,15 +1,16 @@
 # shellcheck shell=bash
-# A size study (studies/size.toml): per stack, its app code and lock data
-# (bench/size writes the raw files), then per run a clean image build
-# with no cache from the local base and a rebuild after a one-line change
+# A size study (studies/size.toml): per stack, its app code and lock data,
+# then per run a clean image build and a rebuild after a one-line change
 # to one handler, timed, and the clean image's sizes and files. Each build
 # runs in a copy of the lab (the working tree, results/ left out) so the
-# change never touches the checkout, under a tag of its own
-# (stacklab-size/<stack>:<bench id>-run-N), removed afterwards. Sourced by
-# scripts/bench; the stack folder's SIZE_ keys are in stacks/README.md.
+# change never touches the checkout, under a tag of its own, removed
+# afterwards. What each run does for a stack is bench/size's (size plan),
+# and so are the raw files; this file runs the copies, builds and Docker
+# in that order. Sourced by scripts/bench; the stack folder's SIZE_ keys
+# are in stacks/README.md.
 
 SIZE_TAGS=()        # images this bench built, removed on exit
-SIZE_FAILED=0       # measures not taken (a stack folder's fault: one line each)
+SIZE_FAILED=0       # measures not taken (one line each)
 SIZE_TOOK=() # "STACK=SECONDS" each stack took in run 1: the later runs' ETA
 
 # size_cleanup: remove the images this bench tagged (called by cleanup)
