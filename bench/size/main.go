@@ -24,16 +24,15 @@
 //	    of the lab's tools ("name version" lines on stdin) and of the
 //	    builds' toolchains (rustc, cargo, gcc, mvn, java, run here), those
 //	    that ran, but the load generators and just
-//	size plan STACK_DIR OUT --run N --build 0|1 [--bench-id ID --work DIR
-//	          --base-image TAG]
+//	size plan STACK_DIR OUT --run N --build 0|1 [--bench-id ID --work DIR]
 //	    what run N of the study does for the stack (OUT: its raw files), as
 //	    KEY=VALUE lines for bash: SIZE_CODE=1 to count the app's code;
 //	    SIZE_DEPS, where to read the lock data: "stack" (its folder), "copy"
 //	    (the builds' copy, after the clean build) or "" (not in this run);
 //	    SIZE_BUILDS=1 to build clean and rebuild (--build 1). For the
 //	    builds, empty without: SIZE_COPY (the lab's copy they run in),
-//	    SIZE_TAG, SIZE_LOG, SIZE_BASE_IMAGE (TAG, for a stack built on
-//	    base), SIZE_GOCACHE (the Go build cache they get; empty: the
+//	    SIZE_TAG, SIZE_LOG (its base image is stack build-env's),
+//	    SIZE_GOCACHE (the Go build cache they get; empty: the
 //	    host's), SIZE_TOUCH (the file the rebuild changes) or
 //	    SIZE_TOUCH_FAULT (the line saying why there is no rebuild),
 //	    SIZE_BINARY, and for scc over SIZE_DEPS_SRC in the image:

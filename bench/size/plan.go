@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +14,7 @@ import (
 // stackDir, as KEY=VALUE pairs in the order printed (size plan): which
 // measures it takes and how its builds run. scripts/lib/bench-size.sh
 // runs them; out is the stack's folder of the run's raw files.
-func sizePlan(stackDir, out string, run int, build bool, benchID, work, baseImage string) ([][2]string, error) {
+func sizePlan(stackDir, out string, run int, build bool, benchID, work string) ([][2]string, error) {
 	env, _, err := stackEnv(stackDir)
 	if err != nil {
 		return nil, err
@@ -31,15 +30,12 @@ func sizePlan(stackDir, out string, run int, build bool, benchID, work, baseImag
 	case run == 1:
 		deps = "copy"
 	}
-	var copyDir, tag, log, base, gocache, touch, touchFault, binary, depsSrc, depsSCC, depsCode string
+	var copyDir, tag, log, gocache, touch, touchFault, binary, depsSrc, depsSCC, depsCode string
 	if build {
 		n := strconv.Itoa(run)
 		copyDir = work + "/copy-" + name + "-" + n
 		tag = "stacklab-size/" + name + ":" + benchID + "-run-" + n
 		log = work + "/" + name + "-" + n + ".build.log"
-		if slices.Contains(strings.Fields(env["DEPENDS"]), "base") {
-			base = baseImage
-		}
 		// A Go app's clean build starts from an empty Go build cache (its
 		// rebuild from what the clean build left there); the other stacks
 		// keep the host's, which only the packer (bench/mkimage) uses.
@@ -58,7 +54,7 @@ func sizePlan(stackDir, out string, run int, build bool, benchID, work, baseImag
 	}
 	return [][2]string{
 		{"SIZE_CODE", bit(run == 1)}, {"SIZE_DEPS", deps}, {"SIZE_BUILDS", bit(build)},
-		{"SIZE_COPY", copyDir}, {"SIZE_TAG", tag}, {"SIZE_LOG", log}, {"SIZE_BASE_IMAGE", base}, {"SIZE_GOCACHE", gocache},
+		{"SIZE_COPY", copyDir}, {"SIZE_TAG", tag}, {"SIZE_LOG", log}, {"SIZE_GOCACHE", gocache},
 		{"SIZE_TOUCH", touch}, {"SIZE_TOUCH_FAULT", touchFault}, {"SIZE_BINARY", binary},
 		{"SIZE_DEPS_SRC", depsSrc}, {"SIZE_DEPS_SCC", depsSCC}, {"SIZE_DEPS_CODE", depsCode},
 	}, nil
@@ -72,7 +68,7 @@ func bit(b bool) string {
 }
 
 // planCmd: size plan STACK_DIR OUT --run N --build 0|1 [--bench-id ID
-// --work DIR --base-image TAG]
+// --work DIR]
 func planCmd(args []string, stdout io.Writer) error {
 	if len(args) < 2 {
 		return fmt.Errorf("want STACK_DIR OUT")
@@ -82,7 +78,6 @@ func planCmd(args []string, stdout io.Writer) error {
 	build := fl.Int("build", 0, "1 when the study builds images (its [size] build)")
 	benchID := fl.String("bench-id", "", "the bench's id, in the builds' tag")
 	work := fl.String("work", "", "the bench's scratch folder")
-	base := fl.String("base-image", "", "the base image's tag")
 	if err := fl.Parse(args[2:]); err != nil {
 		return err
 	}
@@ -92,7 +87,7 @@ func planCmd(args []string, stdout io.Writer) error {
 	if *build == 1 && (*benchID == "" || *work == "") {
 		return fmt.Errorf("--build 1 wants --bench-id and --work")
 	}
-	p, err := sizePlan(args[0], args[1], *run, *build == 1, *benchID, *work, *base)
+	p, err := sizePlan(args[0], args[1], *run, *build == 1, *benchID, *work)
 	if err != nil {
 		return err
 	}

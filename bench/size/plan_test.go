@@ -109,18 +109,18 @@ func TestPlan(t *testing.T) {
 		want  string
 	}{
 		{"run 1 without builds", goApp, []string{"--run", "1", "--build", "0"},
-			"SIZE_CODE=1\nSIZE_DEPS=stack\nSIZE_BUILDS=0\nSIZE_COPY=\nSIZE_TAG=\nSIZE_LOG=\nSIZE_BASE_IMAGE=\nSIZE_GOCACHE=\n" +
+			"SIZE_CODE=1\nSIZE_DEPS=stack\nSIZE_BUILDS=0\nSIZE_COPY=\nSIZE_TAG=\nSIZE_LOG=\nSIZE_GOCACHE=\n" +
 				"SIZE_TOUCH=\nSIZE_TOUCH_FAULT=\nSIZE_BINARY=\nSIZE_DEPS_SRC=\nSIZE_DEPS_SCC=\nSIZE_DEPS_CODE=\n"},
 		{"run 2 without builds", goApp, []string{"--run", "2", "--build", "0"},
-			"SIZE_CODE=0\nSIZE_DEPS=\nSIZE_BUILDS=0\nSIZE_COPY=\nSIZE_TAG=\nSIZE_LOG=\nSIZE_BASE_IMAGE=\nSIZE_GOCACHE=\n" +
+			"SIZE_CODE=0\nSIZE_DEPS=\nSIZE_BUILDS=0\nSIZE_COPY=\nSIZE_TAG=\nSIZE_LOG=\nSIZE_GOCACHE=\n" +
 				"SIZE_TOUCH=\nSIZE_TOUCH_FAULT=\nSIZE_BINARY=\nSIZE_DEPS_SRC=\nSIZE_DEPS_SCC=\nSIZE_DEPS_CODE=\n"},
-		{"a Go app's first build", goApp, []string{"--run", "1", "--build", "1", "--bench-id", "bench-42", "--work", "/w", "--base-image", "stacklab/base:abc"},
+		{"a Go app's first build", goApp, []string{"--run", "1", "--build", "1", "--bench-id", "bench-42", "--work", "/w"},
 			"SIZE_CODE=1\nSIZE_DEPS=copy\nSIZE_BUILDS=1\nSIZE_COPY=/w/copy-my-stack-1\nSIZE_TAG=stacklab-size/my-stack:bench-42-run-1\n" +
-				"SIZE_LOG=/w/my-stack-1.build.log\nSIZE_BASE_IMAGE=\nSIZE_GOCACHE=/w/copy-my-stack-1/.gocache\n" +
+				"SIZE_LOG=/w/my-stack-1.build.log\nSIZE_GOCACHE=/w/copy-my-stack-1/.gocache\n" +
 				"SIZE_TOUCH=app.go\nSIZE_TOUCH_FAULT=\nSIZE_BINARY=/app/server\nSIZE_DEPS_SRC=\nSIZE_DEPS_SCC=\nSIZE_DEPS_CODE=\n"},
-		{"a stack on base, no SIZE_TOUCH, run 3", ruby, []string{"--run", "3", "--build", "1", "--bench-id", "bench-42", "--work", "/w", "--base-image", "stacklab/base:abc"},
+		{"a stack on base, no SIZE_TOUCH, run 3", ruby, []string{"--run", "3", "--build", "1", "--bench-id", "bench-42", "--work", "/w"},
 			"SIZE_CODE=0\nSIZE_DEPS=\nSIZE_BUILDS=1\nSIZE_COPY=/w/copy-ruby-app-3\nSIZE_TAG=stacklab-size/ruby-app:bench-42-run-3\n" +
-				"SIZE_LOG=/w/ruby-app-3.build.log\nSIZE_BASE_IMAGE=stacklab/base:abc\nSIZE_GOCACHE=\nSIZE_TOUCH=\n" +
+				"SIZE_LOG=/w/ruby-app-3.build.log\nSIZE_GOCACHE=\nSIZE_TOUCH=\n" +
 				"SIZE_TOUCH_FAULT=ruby-app: stack.env states no SIZE_TOUCH, the handler file the rebuild changes by one line (stacks/README.md)\n" +
 				"SIZE_BINARY=\nSIZE_DEPS_SRC=/usr/share/gems  /usr/lib/ruby\n" +
 				"SIZE_DEPS_SCC=--format json --no-cocomo --no-complexity --no-gitignore --no-ignore -- /usr/share/gems /usr/lib/ruby\n" +

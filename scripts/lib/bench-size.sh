@@ -106,7 +106,7 @@ size_stack() {
   dir=$(stack_dir "$stack")
   mkdir -p "$out"
   answer=$(lab_tool size plan "$dir" "$out" --run "$run" --build "$SIZE_BUILD" --bench-id "$BENCH_ID" \
-    --work "$WORK" --base-image "${IMAGE_TAG["base"]:-}") || exit 1
+    --work "$WORK") || exit 1
   assign_lines "$answer"
   if ((SIZE_CODE)); then
     size_note "$run" "$i" "$stack" "counting the app's code"
