@@ -14,10 +14,8 @@ apt_have() {
 }
 
 # apt_put WHO PKG=VERSION...: each PKG at VERSION where Debian still serves
-# it (one apt-get for all of those), else at its current version with a
-# note naming it; WHO starts every line. Debian replaces a version on a
-# security update and the old one leaves the mirror: the caller records
-# what was installed (apt_have), not what was asked.
+# it, else at its current one with a note (a security update replaces a
+# version): the caller records what was installed (apt_have)
 apt_put() {
   local who=$1 item pkg want exact=() current=()
   shift

@@ -1,12 +1,10 @@
 # shellcheck shell=bash
-# A capacity case's window: a ramp of open-loop steps driven by vegeta, or
-# of simulated users' steps driven by k6 (a users case). Every decision (the next rate, when to stop, pass or fail) is analysis/
-# plan's (package ramp), asked once per step; this file only runs what it
-# is told and keeps the raw files: raw/run-N/<row>/<case>/step-NN.*.
+# A capacity case's window: a ramp of open-loop steps (vegeta) or of users'
+# steps (k6). Every decision is plan ramp's, asked once a step; this file runs
+# what it is told and keeps raw/run-N/<row>/<case>/step-NN.*.
 
-# plan_capacity WINDOW: each of the window's lanes (plan window's "lane"
-# lines: one vegeta each, the requests that wait on the upstream apart)
-# with its targets
+# plan_capacity WINDOW: the targets of each of the window's lanes (one
+# vegeta each, plan window's "lane" lines)
 plan_capacity() {
   local lane
   [[ -z "$(win "$1" users)" ]] || k6_check
@@ -34,18 +32,12 @@ lane_file() {
   if [[ "$2" == main ]]; then echo "$1.json"; else echo "$1.$2.json"; fi
 }
 
-# vegeta_lane OUT WINDOW LANE RATE SECONDS [FROM_NS LEAD]: vegeta attack on
-# LANE's share of RATE for SECONDS, pinned to the load generator's CPUs,
-# the CPU time of the attack to OUT.time, then its report (JSON, as vegeta
-# writes it) to OUT, and every result as CSV to OUT.csv (for the step's
-# latency timeline). With FROM_NS and LEAD the attack runs LEAD seconds
-# more, first, and only what it sent from FROM_NS (unix ns) for SECONDS is
-# the window: `record cut` keeps those results, and vegeta reports on them.
-# The attack writes its results to a file in the work folder and the
-# report reads them after the step: piping them to a concurrent report
-# cost the generator's CPU 60 µs per request against 43 (measured against
-# one Go server on this host's loopback), which capped the rate one CPU
-# could hold near 10,000 req/s.
+# vegeta_lane OUT WINDOW LANE RATE SECONDS [FROM_NS LEAD]: LANE's share of
+# RATE for SECONDS on the generator's CPUs: CPU time to OUT.time, report to
+# OUT, every result to OUT.csv (the timeline). With LEAD it runs LEAD s more
+# first and record cut keeps what was sent from FROM_NS. The report reads the
+# results after the step: a live one cost 60 µs a request against 43
+# (results/2026-12-01-local-capacity/NOTES.md).
 vegeta_lane() {
   local out=$1 from=${6:-} lead=${7:-0} args=() bin rc=0 secs=$5 targets="$WORK/plan/$2.$3.targets"
   bin="$WORK/vegeta.$(basename "$out" .json).bin"
@@ -70,10 +62,8 @@ vegeta_lane() {
   return "$rc"
 }
 
-# vegeta_step BASE WINDOW RATE SECONDS [LEAD]: every lane at once, each
-# lane's report beside BASE (lane_file); false when one failed. With LEAD
-# (seconds, above 0) every lane first runs that long at the rate, and the
-# window is what they sent after it, on one clock for all lanes.
+# vegeta_step BASE WINDOW RATE SECONDS [LEAD]: every lane at once, reports
+# beside BASE; false when one failed. LEAD: one lead-in clock for all lanes.
 vegeta_step() {
   local base=$1 lane pids=() outs=() i rc=0 lead=${5:-0} cut=()
   ((lead <= 0)) || cut=("$(($(date +%s%N) + lead * 1000000000))" "$lead")
@@ -135,11 +125,8 @@ run_ramp() {
 # TIME_WAIT after a failed step (bench/settle ports: its limits, and why)
 ports_settle() { "$(lab_tool_path settle)" ports || true; }
 
-# ramp_cooldown RUN ROW BASE: after a failed step, let the app settle
-# (bench/settle: its cgroup nearly idle and its ready path answering
-# fast, for at most its own limit) before the next step, into
-# BASE.settle.json; an app that does not settle is restarted, and
-# BASE.restart says so.
+# ramp_cooldown RUN ROW BASE: after a failed step, bench/settle beside the app
+# into BASE.settle.json; an app that does not settle is restarted
 ramp_cooldown() {
   local base=$3
   ports_settle
@@ -150,9 +137,8 @@ ramp_cooldown() {
   ramp_restart "$1" "$2" "$base" "the app did not settle after the step before (within bench/settle's limit)"
 }
 
-# ramp_restart RUN ROW BASE WHY: a fresh app before the next step (plan
-# ramp asks for one after a step that lost requests), BASE.restart saying
-# why and, from run_ramp's $after, how the step after it warms up.
+# ramp_restart RUN ROW BASE WHY: a fresh app before the next step,
+# BASE.restart saying why and (run_ramp's $after) how that step warms up
 ramp_restart() {
   note "bench: run $1 · $2: restarting the app before the next step: $4"
   echo "restarted: $4; $after" >"$3.restart"
@@ -178,13 +164,10 @@ ramp_trim() {
   fi
 }
 
-# ramp_step RUN ROW WINDOW SDIR N RATE WARM [TRIM]: warm up WARM s at RATE,
-# then measure the step while cgsample watches the cgroup, on the seeded
-# rows when TRIM is yes; false when the ramp cannot go on. The step's
-# attack starts LEAD_IN_S (the profile's lead_in_s) before its window, so
-# the window never begins with a fresh vegeta on an app idle since the
-# warm-up, the trim and the instruments' start (docs/capacity.md, "One
-# stall is not a capacity", says what that did and did not change).
+# ramp_step RUN ROW WINDOW SDIR N RATE WARM [TRIM]: WARM s at RATE, then the
+# step measured (on the seeded rows with TRIM yes); false when the ramp cannot
+# go on. The attack starts LEAD_IN_S early, so the window never begins on an
+# idle app (docs/capacity.md, "One stall is not a capacity").
 ramp_step() {
   local run=$1 row=$2 w=$3 sdir=$4 n=$5 rate=$6 warm=$7 trim=${8:-} base rc=0
   base="$sdir/$(printf 'step-%02d' "$n")"
@@ -203,9 +186,8 @@ ramp_step() {
   step_end "$rc" "$run" "$row" "$w" "$base" "$n" "$rate req/s" vegeta "$(basename "$base").*.stderr"
 }
 
-# step_end RC RUN ROW WINDOW BASE N LOAD TOOL FILES: a step's outcome:
-# false, with BASE.error and the window failed, when the container exited
-# during the step or TOOL, its generator, failed (RC; FILES say why)
+# step_end RC RUN ROW WINDOW BASE N LOAD TOOL FILES: false, BASE.error written
+# and the window failed, when the app exited or TOOL failed (RC)
 step_end() {
   if ! container_running "$CONTAINER"; then
     echo "the container exited during the step" >"$5.error"
@@ -218,11 +200,9 @@ step_end() {
   fi
 }
 
-# users_step RUN ROW WINDOW SDIR N USERS MEASURE [TRIM]: one step of a
-# users ramp: k6 runs the study's flows with USERS users on the generator's
-# CPUs (its script from plan k6: a lead-in, the MEASURE s read, a tail),
-# the cgroup sampler and the hiccup meters over all of it; k6's summary is
-# BASE.k6.json, its CPU BASE.loadgen.json. False when the ramp cannot go on.
+# users_step RUN ROW WINDOW SDIR N USERS MEASURE [TRIM]: k6 runs plan k6's
+# script with USERS users, the instruments over all of it, its summary into
+# BASE.k6.json; false when the ramp cannot go on
 users_step() {
   local run=$1 row=$2 w=$3 sdir=$4 n=$5 users=$6 measure=$7 trim=${8:-} base rc=0 since
   base="$sdir/$(printf 'step-%02d' "$n")"

@@ -1,14 +1,10 @@
 # shellcheck shell=bash
-# One row's session within a run, and one window of a case: start the
-# container, warm up, measure with oha while cgsample watches the cgroup,
-# keep the raw files, and turn a crash into a failed case, not a dead bench.
-# What each window sends comes from the study, through bench/plan
-# (plan_windows writes each window's facts and load once per bench, and
-# win reads them back); nothing here names a case.
+# One row's session and one window of a case: the app up, warmed up,
+# measured with its instruments, its raw files kept, a crash a failed case.
+# What a window sends and watches is bench/plan's: nothing here names a case.
 
-# plan_windows: each window's facts (plan window's lines) into
-# $WORK/plan/WINDOW.facts, and its oha arguments beside them (NUL-separated,
-# as bench/plan writes them)
+# plan_windows: each window's facts (plan window) into $WORK/plan/WINDOW.facts
+# and its load's arguments beside them, once a bench
 plan_windows() {
   local w
   mkdir -p "$WORK/plan"
@@ -27,8 +23,7 @@ plan_windows() {
 }
 
 # win WINDOW KEY: the window's KEY as plan window gave it (a line each when
-# KEY repeats, as lane does; nothing when the window has none); win_is
-# WINDOW KEY: is it 1?
+# it repeats); win_is WINDOW KEY: is it 1?
 win() { awk -v k="$2" '$1 == k { sub(/^[^ ]+ /, ""); print }' "$WORK/plan/$1.facts"; }
 win_is() { [[ "$(win "$@")" == 1 ]]; }
 
@@ -40,10 +35,10 @@ plan_app_load() {
   lab_tool plan oha "$STUDY_FILE" "$1" --companion --url "http://${ROLE_APP_ADDR:-127.0.0.1}:$2" >"$3/$1.companion"
 }
 
-# window_sign_in WINDOW: sign the window's load in through the app (verify
-# signin, with the credentials plan signin gives) and make its oha arguments
-# with that session; false, the app's answer in SIGNIN_ERR, when it refused.
-# The session file stays in the bench's scratch folder: it is a credential.
+# window_sign_in WINDOW: the window's load signed in (verify signin, plan
+# signin's credentials) and its oha arguments made with that session; false,
+# the app's answer in SIGNIN_ERR, when it refused. The session is a
+# credential: it stays in the scratch folder.
 window_sign_in() {
   local w=$1 a=() url="http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
   mkdir -p "$WORK/session"
@@ -52,17 +47,12 @@ window_sign_in() {
   lab_tool plan oha "$STUDY_FILE" "$w" --connections "$CONNECTIONS" --url "$url" --session "$WORK/session/$w.json" >"$WORK/plan/$w.oha"
 }
 
-# oha_window OUT SECONDS ARGS_FILE [timeline]: oha with the window's
-# arguments, run for the load generator's role (role_tool: pinned to its
-# CPUs, here or on its engine), JSON to OUT, its CPU time to OUT.time;
-# in-flight requests at the deadline are waited for and counted (-w). A
-# request unanswered after REQUEST_TIMEOUT_S is an error ("timeout" in oha's
-# errorDistribution, so the window fails its gate) rather than a window that
-# never ends; a generator still running WINDOW_GRACE_S past the deadline is
-# stopped (status 124), and the window fails. A measured window keeps every
-# answer's send and end time (oha's SQLite file, OUT.db, and its start,
-# OUT.start), compacted after the window into OUT's .latency.jsonl.
-# (REQUEST_TIMEOUT_S is the profile's, WINDOW_GRACE_S 30 s more: scripts/bench.)
+# oha_window OUT SECONDS ARGS_FILE [timeline]: oha for the generator's role
+# (role_tool), JSON to OUT, CPU time to OUT.time. -w counts what is in flight
+# at the deadline; -t makes an unanswered request an error (the window fails
+# its gate) rather than a window that never ends, and a generator still
+# running WINDOW_GRACE_S past the deadline is stopped (124). A timeline keeps
+# every answer (OUT.db, OUT.start) for record window to compact.
 oha_window() {
   local out=$1 secs=$2 args=() db=()
   mapfile -d '' -t args <"$3"
@@ -88,21 +78,17 @@ window_finish() {
   return "$rc"
 }
 
-# window_record OUT: OUT's .loadgen.json and, for a measured window, its
-# .latency.jsonl from what the generator left beside it (record window:
-# the scratch files then go); false when the generator's CPU time could
-# not be recorded
+# window_record OUT: OUT's .loadgen.json and .latency.jsonl from what the
+# generator left beside it (record window); false when its CPU time was not
 window_record() { lab_tool record window "$1" --cpus "$LOADGEN_CPUS"; }
 
-# memory_read FILE: append the container's memory now (RSS apart from page
-# cache, as bench/cgsample reads its cgroup) to FILE, read beside the app
+# memory_read FILE: the app's memory now (cgsample memory) appended to FILE
 memory_read() {
   role_tool app "$ROLE_SAMPLER_CPUS" "$1" -- cgsample memory --pid "$APP_PID" --out @OUT 2>>"$WORK/cgsample.log" || true
 }
 
-# db_rows ROW TABLE: the table's row count in ROW's live database (its
-# SQLite file, read beside the app, or its Postgres database), or nothing
-# when it cannot be read
+# db_rows ROW TABLE: the table's rows in ROW's live database, read beside
+# the app; nothing when it cannot be read
 db_rows() {
   role_tool app "$ROLE_SAMPLER_CPUS" - --data -- seed rows "$(row_db_target "$1" @DATA)" "$2" 2>/dev/null || true
 }
@@ -111,10 +97,9 @@ db_rows() {
 # (lower case, a variant's brackets dropped)
 container_name() { echo "stacklab-$BENCH_ID-$(tr -c 'a-zA-Z0-9_.\n-' '-' <<<"$1" | tr 'A-Z' 'a-z' | sed 's/-*$//')"; }
 
-# session_start RUN ROW: fresh database, container up; sets CID, APP_PID
-# (its main process: the sampler names the cgroup by it, without asking
-# the docker CLI during a window) and BOOT_MS; CASES_HERE counts the
-# windows this container has run
+# session_start RUN ROW: fresh database, app up; sets CID, APP_PID (the
+# sampler finds the cgroup by it, with no docker CLI in a window), BOOT_MS,
+# and CASES_HERE (the windows this app has run) to 0
 session_start() {
   local row=$2
   CONTAINER=$(container_name "$row")
@@ -128,10 +113,9 @@ session_start() {
   APP_PID=$(app_pid "$CID")
 }
 
-# The sequential bench's runners of a row's steps (walk seq): seq_boot
-# RUN ROW brings the row's app up (its image built first when it is
-# late), checks it and reads its idle memory; a row that did not come up
-# or failed its checks has each window failed and is out (ROWS_OUT).
+# The sequential bench's runners (walk seq). seq_boot RUN ROW: the row's
+# app up (its late image built first), checked, its idle memory read; a row
+# that did not come up or failed its checks is out (ROWS_OUT).
 seq_boot() {
   local run=$1 row=$2 t0 why=""
   ROW_DIR="$RUN_DIR/raw/run-$1/$2"
@@ -161,9 +145,8 @@ seq_boot() {
   memory_read "$MEM_IDLE"
 }
 
-# seq_window RUN ROW WINDOW: one window of the row: its app restarted
-# first for a fresh_db case (or when it exited), signed in for a window
-# with a session, warmed up as plan window says, measured (run_case)
+# seq_window RUN ROW WINDOW: restarted for a fresh_db case (or when it
+# exited), signed in for a session, warmed up as plan window says, measured
 seq_window() {
   local run=$1 row=$2 w=$3
   WINDOW_RAN=0
@@ -206,10 +189,8 @@ seq_stop() {
 seq_ceilings() { eta_timed ceilings upstream_ceilings "$1"; }
 seq_headroom() { eta_timed headroom generator_headroom "$1"; }
 
-# warm_up OUT ARGS_FILE: warm the app up in slices of WARMUP_SLICE_S until
-# record warmup says it is steady (the last two slices' throughput within
-# 5%) or the profile's most slices ran; its verdict into OUT (the window's
-# warmup.json). At least WARMUP seconds, as the profile says.
+# warm_up OUT ARGS_FILE: slices of WARMUP_SLICE_S until record warmup
+# (its rule) says steady or the profile's most ran; its verdict into OUT
 warm_up() {
   local out=$1 slices=() n=0 word most
   most=$((WARMUP_MAX_S / WARMUP_SLICE_S))
@@ -226,19 +207,17 @@ warm_up() {
   return 0
 }
 
-# warm_before WINDOW FIRST: does WINDOW get a warm-up of its own, FIRST=1
-# for a container's first window? As plan window said (warm each, first
-# or never: the rule and its ETA are bench/plan's, eta.go).
+# warm_before WINDOW FIRST: does WINDOW get a warm-up (FIRST=1: the app's
+# first window)? plan window's "warm" says each, first or never.
 warm_before() {
   local warm
   warm=$(win "$1" warm)
   [[ "$warm" == each || ("$warm" == first && $2 == 1) ]]
 }
 
-# check_row ROW DIR: before any window counts, docs/app.md's checks for a lab
-# stack and the study's per-case checks for every row, into DIR/verify.txt;
-# a lab stack's verdict and parity snapshot beside it (verify.verdict.json,
-# verify.parity.json), which bench_finish gathers into the run's raw/verify.json
+# check_row ROW DIR: docs/app.md's checks (a lab stack) and the study's
+# per-case checks, before any window counts, into DIR/verify.txt, with the
+# verdict and parity snapshot beside it for verify_collect
 check_row() {
   local row=$1 dir=$2 stack rc=0
   stack=$(row_stack "$row")
@@ -311,9 +290,8 @@ run_case() {
   fi
 }
 
-# job_pace ROW OUT DONE_BEFORE AFTER_S: the app's worker's pace: wait
-# AFTER_S past the window (plan window's "jobs"), then the audit rows
-# written since the window's start and the jobs left, into OUT
+# job_pace ROW OUT DONE_BEFORE AFTER_S: the worker's pace, AFTER_S past the
+# window (plan window's "jobs"): audit rows written and jobs left, into OUT
 job_pace() {
   sleep "$4"
   lab_tool record jobs "$2" --done-before "$3" --done-after "$(db_rows "$1" audit)" \
@@ -321,11 +299,9 @@ job_pace() {
     note "bench: ${2#"$RUN_DIR"/}: the job pace could not be recorded (see the line above)"
 }
 
-# canary_read OUT WHEN: the CPU-speed canary (formats/speed: a fixed amount
-# of CPU work, best of 5 tries, about 35 ms) pinned to the app's CPUs and
-# then to the load generator's, each reading appended to OUT; on the app's
-# CPUs with the app's own CPU time meanwhile, so that an app still busy
-# after its window (a JIT, a collector) is not taken for a slow vCPU
+# canary_read OUT WHEN: the CPU-speed canary (bench/canary) on the app's
+# CPUs, with the app's CPU time meanwhile (a JIT still busy is not a slow
+# vCPU), then on the generator's; each reading appended to OUT
 canary_read() {
   local set cpus app
   for set in app loadgen; do
@@ -338,15 +314,10 @@ canary_read() {
   done
 }
 
-# sampler_check RUN ROW WINDOW DIR: once per run, on the run's first row
-# (plan schedule's sampler step), measure the study's sampler_check
-# window again with no sampler (<window>.nosampler.json: the timeline and
-# hiccup meters on), then with the sampler but no latency timeline and no
-# hiccup meters (<window>.notimeline.json), then with everything on again
-# (<window>.recheck.json), so the summary can show what each kind of
-# watching costs in req/s, within the same run, against the mean of the
-# windows with it on either side (the windows after a measured one run
-# on a warmer app).
+# sampler_check RUN ROW WINDOW DIR: plan schedule's sampler step: the window
+# again without the sampler (.nosampler.json), then without the timeline and
+# hiccup meters (.notimeline.json), then with all on (.recheck.json), so the
+# summary reads what watching costs within one run
 sampler_check() {
   local run=$1 row=$2 w=$3 dir=$4 t0
   container_running "$CONTAINER" || return 0
@@ -359,10 +330,8 @@ sampler_check() {
   eta_done sampler "$t0"
 }
 
-# window_with OUT ARGS_FILE INSTRUMENT...: one more window of ARGS_FILE's
-# load into OUT with only the instruments named (sampler, hiccup,
-# timeline: oha's store of every answer), what watching costs read
-# against a measured window; none of their records is kept
+# window_with OUT ARGS_FILE INSTRUMENT...: one more window into OUT with only
+# the instruments named (sampler, hiccup, timeline); their records not kept
 window_with() {
   local out=$1 load=$2 on=" ${*:3} "
   [[ "$on" != *" sampler "* ]] || sampler_start "$WORK/check.cgroup.jsonl"
@@ -374,10 +343,8 @@ window_with() {
   rm -f "$WORK"/check.* "${out%.json}.latency.jsonl"
 }
 
-# sampler_start OUT: the cgroup sampler beside the app, on the sampler's
-# CPUs, into OUT, its own CPU time to OUT.time (what watching costs,
-# measured rather than inferred); the generator's CPUs are watched too when
-# they are on the same machine (the same engine)
+# sampler_start OUT: the cgroup sampler beside the app into OUT, its own CPU
+# time to OUT.time; the generator's CPUs too when they share the app's engine
 SAMPLER_PID="" SAMPLER_OUT=""
 sampler_start() {
   ((SAMPLER)) || return 0
@@ -406,9 +373,8 @@ sampler_stop() {
   SAMPLER_PID="" SAMPLER_OUT=""
 }
 
-# runtime_pauses ROW SINCE OUT: for a stack whose runtime logs its own
-# pauses (stack.env PAUSE_LOG), the ones in the container's log since
-# SINCE into OUT (record pauses keeps only those lines; none, no file)
+# runtime_pauses ROW SINCE OUT: a runtime's own pauses (stack.env PAUSE_LOG)
+# from the app's log since SINCE, kept by record pauses into OUT
 runtime_pauses() {
   local kind
   kind=$(stack_env_get "$(row_stack "$1")" PAUSE_LOG)
@@ -417,10 +383,8 @@ runtime_pauses() {
     note "bench: ${3#"$RUN_DIR"/}: the runtime's pauses could not be kept"
 }
 
-# upstream_lateness BASE FROM_NS: the mock upstream's record of its own
-# lateness from FROM_NS (unix ns) to now, into BASE.upstream.jsonl (bench/
-# uplog; record upstream writes none when it answered nothing then, as in
-# a case that does not reach it), when the study runs the upstream
+# upstream_lateness BASE FROM_NS: the mock upstream's own lateness from
+# FROM_NS (unix ns) to now into BASE.upstream.jsonl, when the study runs it
 upstream_lateness() {
   ((NEEDS_UPSTREAM)) || return 0
   lab_tool record upstream "$1.upstream.jsonl" --url "http://${ROLE_UPSTREAM_ADDR:-127.0.0.1}:$UPSTREAM_PORT" \
@@ -428,13 +392,9 @@ upstream_lateness() {
     note "bench: ${1#"$RUN_DIR"/}: the upstream's own lateness could not be kept (see the line above)"
 }
 
-# hiccup_start BASE: the hiccup meter (bench/hiccup: a sleep loop that
-# records every oversleep, at its own interval, which it owns and says why)
-# pinned to the app's CPUs and one pinned to the generator's, into
-# BASE.hiccup-app.jsonl and BASE.hiccup-loadgen.jsonl: the host's own
-# stalls, on the clock of the latency timeline.
-# Each meter runs as role_tool does for its role (on its engine when the
-# role has one), and the window waits until both run.
+# hiccup_start BASE: a hiccup meter (bench/hiccup) on the app's CPUs and one
+# on the generator's, each where its role runs, into BASE.hiccup-ROLE.jsonl:
+# the host's own stalls; the window waits until both run.
 HICCUP_PIDS=() # "ROLE PID" of each meter running
 hiccup_start() {
   ((HICCUP)) || return 0
@@ -455,9 +415,8 @@ hiccup_stop() {
   HICCUP_PIDS=()
 }
 
-# pg_sampler_start OUT: the server's own view during the window
-# (bench/pgsample: wait events, commits, checkpoints, WAL) on the load
-# generator's CPUs, as the cgroup sampler runs; pg_sampler_stop ends it
+# pg_sampler_start OUT: the Postgres role's own view of the window
+# (bench/pgsample) on the generator's CPUs; pg_sampler_stop ends it
 PG_SAMPLER_PID=""
 pg_sampler_start() {
   ((SAMPLER)) || return 0
@@ -499,15 +458,10 @@ upstream_ceilings() {
   done
 }
 
-# generator_headroom RUN: what the load generator can drive on its own CPUs
-# when the app costs next to nothing, once a run before its first row (plan
-# decides which studies, headroom.go): the mock upstream as its stub
-# (MODE=stub, stacks/upstream/stub.go: cheaper per answer than oha) stands
-# where an app stands (the app's CPUs, address and port; no CPU quota, no
-# memory limit), oha warms up for the profile's warm-up, then one window at
-# the default connections into raw/run-N/headroom.json, with its
-# .loadgen.json. A stub that does not start costs the run its headroom,
-# not the run.
+# generator_headroom RUN: what the generator drives on its CPUs when the app
+# costs next to nothing: the mock as a stub (MODE=stub) in the app's place,
+# a warm-up, then one window (plan headroom) into raw/run-N/headroom.json.
+# A stub that does not start costs the run its headroom, not the run.
 generator_headroom() {
   local out="$RUN_DIR/raw/run-$1/headroom.json" name="stacklab-$BENCH_ID-headroom" url
   url="http://${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"
@@ -529,12 +483,9 @@ generator_headroom() {
   network_path "$1"
 }
 
-# network_path RUN: the raw network path check (bench/netpath), right
-# after the headroom and like it once a run: the mock upstream as an echo
-# (MODE=echo) in the app's place, one-byte round trips and a stream to it
-# from the generator's CPUs (on its engine when it has one), into
-# raw/run-N/netpath.json. An echo that does not start costs the run its
-# check, not the run.
+# network_path RUN: after the headroom, bench/netpath from the generator's
+# CPUs to the mock as an echo (MODE=echo) in the app's place, into
+# raw/run-N/netpath.json; an echo that does not start costs only the check
 network_path() {
   local out="$RUN_DIR/raw/run-$1/netpath.json" name="stacklab-$BENCH_ID-echo" addr rc=0
   addr="${ROLE_APP_ADDR:-127.0.0.1}:$APP_PORT"

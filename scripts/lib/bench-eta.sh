@@ -1,13 +1,7 @@
 # shellcheck shell=bash
-# The bench's time left. bench/plan (eta.go) owns the estimate: the steps
-# of plan schedule still to walk, each costed as the phases it goes
-# through (a window's restart and warm-up, the window), at the mean of
-# those measured so far (a guess until one was), and the quiet-host waits
-# still to come. Here each phase is timed and told to plan eta, each step
-# walked is ended there (walk, bench-run.sh), and the lines printed are
-# what plan says; its state is a file of the bench's scratch folder. At
-# the end, bench/record compares the first estimate with the wall time
-# and the measured windows. Sourced by scripts/bench.
+# The bench's time left, which bench/plan/eta.go estimates: here each phase
+# is timed and told to plan eta, and the lines printed are plan's; its state
+# is a file of the scratch folder. Sourced by scripts/bench.
 
 MEASURED_WINDOWS=0
 

@@ -1,20 +1,12 @@
 # shellcheck shell=bash
-# The paired profile: every row of the study up at once,
-# each on its own port, and the load alternating between them in short
-# slices, each slice's rows in a shuffled order. A slow period of the vCPU
-# then falls on every row of the slices it spans, so a ratio between two
-# rows taken slice by slice keeps steadier than one between two sequential
-# windows. Slice k of every row is written where run k's window would be
-# (raw/run-k/<row>/<case>.json), so the summary's tables, the self-test and
-# `just compare` read a paired folder as they read any other; the summary's
-# "paired slices" section gives the per-slice ratios.
-#
-# Sourced by scripts/bench after bench-run.sh and bench-case.sh.
+# The paired profile: every row up at once on its own port, the load
+# alternating between them in short slices (plan schedule's order), so a slow
+# vCPU falls on every row of a slice and a ratio taken slice by slice keeps
+# steady. Slice k is written where run k's window would be, so a paired
+# folder reads as any other. Sourced by scripts/bench after bench-case.sh.
 
-# A row's port, container, data folder and load files follow from its
-# place in ROWS (the first at the bench's port, the next one above, ...);
-# what is known only once it runs, its container's id and main pid, is
-# UP[place] ("CID PID"; empty while it is not up).
+# A row's port, container and files follow from its place in ROWS (the
+# bench's port, then the next ones up); UP[place] is "CID PID" while it is up.
 PAIRED_PORT=$APP_PORT UP=()
 
 # paired_place ROW: ROW's place in ROWS, from 0
@@ -67,13 +59,10 @@ paired_plan() {
   done
 }
 
-# paired_without ROW WINDOW DIR: the slice beside a measured one, without
-# what the study's paired_check names (plan describe): every instrument
-# (no cgroup sampler, no store of every answer, no hiccup meters:
-# <window>.nosampler.json, the default), the latency timeline (oha's
-# store and the hiccup meters, the sampler on: .notimeline.json) or the
-# hiccup meters alone (.nohiccup.json); the summary's cost sections read
-# each against the measured slice.
+# paired_without ROW WINDOW DIR: the slice beside a measured one without
+# what the study's paired_check names: every instrument (.nosampler.json,
+# the default), the timeline (.notimeline.json) or the hiccup meters
+# (.nohiccup.json); the summary reads each against the measured slice.
 paired_without() {
   container_running "$CONTAINER" || return 0
   case "${PAIRED_CHECK:-all}" in
@@ -93,10 +82,8 @@ paired_fail() {
   done
 }
 
-# The paired bench's runners of its steps (walk pair). pair_boot and
-# pair_restart 1 ROW WINDOW: ROW up (again, on a fresh database) for
-# WINDOW; a row that did not come up or failed its checks is out, its
-# windows from WINDOW on failed in every slice.
+# The paired bench's runners (walk pair). pair_boot, pair_restart 1 ROW
+# WINDOW: ROW up (again) for WINDOW, or out, its windows from WINDOW failed.
 pair_boot() { pair_up boot "$2" "$3"; }
 pair_restart() { pair_up restart "$2" "$3"; }
 pair_up() {
@@ -139,10 +126,8 @@ pair_window() {
   [[ -s "$RUN_DIR/raw/run-$k/$row/$w.json" ]] && MEASURED_WINDOWS=$((MEASURED_WINDOWS + 1))
 }
 
-# pair_sampler K ROW WINDOW: the study's sampler check beside slice K of
-# ROW (plan schedule puts it right before the slice in even slices and
-# right after in odd ones, so the summary's sampler cost is a median of
-# RUNS adjacent pairs)
+# pair_sampler K ROW WINDOW: the study's sampler check beside slice K of ROW
+# (where plan schedule puts it)
 pair_sampler() {
   paired_up "$2" || return 0
   paired_use "$2"

@@ -25,20 +25,17 @@ bench_lock() {
   lab_tool record own "$LAB_ROOT" --pid $$ --results "$RESULTS_ROOT"
 }
 
-# orphan_lock_holders: when the bench that owns the lock is dead, what
-# still holds it (what that bench started in process groups of their own,
-# which outlive a SIGKILL of its group) is ended, so the next bench can
-# take the lock; record reap names them.
+# orphan_lock_holders: what a dead bench started in groups of their own
+# (they outlive a SIGKILL of its group) still holds the lock: record reap
+# names them, and they end, so the next bench can take it.
 orphan_lock_holders() {
   local p
   for p in $(lab_tool record reap "$LAB_ROOT" --lock-holders --self $$); do kill -KILL "$p" 2>/dev/null || true; done
 }
 
-# reap_dead_bench: what a dead bench left (a SIGKILL, an OOM kill, a
-# closed terminal's group) blocks the next: record reap judges it (its
-# containers, its scratch folder, its open manifest, marked incomplete),
-# the containers it names go, and its one line says what was found and
-# done.
+# reap_dead_bench: what a dead bench left would block this one: record reap
+# judges it (and marks its folder incomplete), the containers it names go,
+# and its one line says what was found and done.
 reap_dead_bench() {
   local kind what
   while read -r kind what; do
@@ -95,9 +92,8 @@ finish_background() {
   return "$rc"
 }
 
-# new_results_dir: RUN_DIR, this bench's new results folder, named in the
-# lock's owner file so that a bench killed before closing it is found and
-# marked by the next (reap_dead_bench)
+# new_results_dir: RUN_DIR, this bench's new results folder (record new-dir
+# names it in the owner file, for the next bench's reap)
 new_results_dir() {
   RUN_DIR=$(lab_tool record new-dir "$RESULTS_ROOT" --host "$HOST_NAME" --study "$STUDY" --label "$LABEL" --owner "$LAB_ROOT") ||
     die "bench: could not make a results folder in $RESULTS_ROOT (above)"
@@ -194,9 +190,8 @@ bench_prepare() {
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done
 }
 
-# oha_wait: bootstrap waits for the background compile (a line every
-# 30 s) and links the oha it built, or says in one line why there is none;
-# then that oha checked
+# oha_wait: bootstrap waits for oha's background compile and links it (or
+# says why there is none); then that oha is checked
 oha_wait() {
   local t0=$SECONDS
   # (in the background, so a signal to the bench is taken at once)
@@ -211,12 +206,9 @@ oha_wait() {
 # late_stack ROW: does ROW's stack wait for its image (LATE_STACKS)?
 late_stack() { [[ " ${LATE_STACKS[*]} " == *" $(row_stack "$1") "* ]]; }
 
-# late_image RUN ROW: build ROW's stack's image now if it is one of
-# LATE_STACKS and not built yet, then let the host settle (its dirty
-# pages written, the load average down) before the row is measured. The
-# time is the ETA's build phase, not the bench's: it is left out of the
-# orchestration overhead and the ETA's error. A build that fails fails the
-# row's windows, and the bench goes on with the others.
+# late_image RUN ROW: ROW's late image built now, then the host let settle
+# before the row is measured; its time is the ETA's build phase, out of the
+# bench's clock. A failed build fails the row's windows, not the bench.
 late_image() {
   local s t0
   s=$(row_stack "$2")
@@ -250,11 +242,8 @@ record_image() {
     --digest "$(image_files_digest "$tag")"
 }
 
-# images_plan: which images the bench builds before its first row (NOW),
-# which just before their stack's first session (LATE, the profile's
-# late_images), which while oha compiles (WHILE_OHA) and, natively, which
-# stacks it builds here (NATIVE): plan images decides, handed the rows'
-# tags and the images Docker has
+# images_plan: NOW, LATE, WHILE_OHA and NATIVE, the images built when (plan
+# images decides, handed the rows' tags and the images Docker has)
 images_plan() {
   local out
   out=$(lab_tool plan images "$STUDY_FILE" --rows "$(IFS=,; echo "${ROWS[*]}")" --connections "$CONNECTIONS" \
@@ -264,9 +253,8 @@ images_plan() {
   assign_lines "$out"
 }
 
-# plan_walk SUBCOMMAND FLAGS...: plan's SUBCOMMAND with the flags this
-# bench's schedule is made from (plan schedule and plan eta-start take
-# the same, so the ETA costs the steps the bench walks)
+# plan_walk SUBCOMMAND FLAGS...: plan schedule or eta-start with this
+# bench's flags, the same for both, so the ETA costs the steps walked
 plan_walk() {
   local late
   late=$(IFS=,; echo "${LATE_STACKS[*]}")
@@ -274,10 +262,8 @@ plan_walk() {
     --sampler-check "$SAMPLER_CHECK" --sampler "$SAMPLER" "${@:2}"
 }
 
-# schedule FLAGS...: the steps plan schedule gives for this bench's rows
-# (bench/plan/schedule.go: --run N [--only ROWS] or --paired --runs N)
-# into STEPS; a schedule Go refuses (a paired bench of one row) ends the
-# bench in its line
+# schedule FLAGS...: plan schedule's steps into STEPS; a schedule it
+# refuses ends the bench in its line
 schedule() {
   local out rc=0
   out=$(plan_walk schedule "$@" 2>&1) || rc=$?
@@ -286,10 +272,8 @@ schedule() {
   mapfile -t STEPS <<<"$out"
 }
 
-# walk PREFIX: each of STEPS ("KIND RUN ROW WINDOW", "-" for none) run by
-# its kind's runner, PREFIX_KIND RUN ROW WINDOW, and ended in the ETA; a
-# row that is out (ROWS_OUT: its app did not come up) skips the rest of
-# its steps, which the ETA drops
+# walk PREFIX: each of STEPS ("KIND RUN ROW WINDOW") run by PREFIX_KIND and
+# ended in the ETA; a row that is out (ROWS_OUT) skips its other steps
 walk() {
   local step kind run row w
   ROWS_OUT=" "
@@ -355,11 +339,8 @@ bench_main() {
   bench_finish
 }
 
-# redo_ask RUN ATTEMPT (--raw DIR | --quiet FILE): what to do with RUN
-# after ATTEMPT attempts set aside, by plan redo's rules on the evidence
-# given (the canary's, in the run's raw folder, while the watch is on; the
-# watch's file once it stopped): REDO is rows, run or keep, REDO_ATTEMPT
-# the attempt a redo is, and the answer's note, when it has one, is shown.
+# redo_ask RUN ATTEMPT (--raw DIR | --quiet FILE): plan redo's answer for
+# RUN (REDO rows, run or keep; REDO_ATTEMPT), its note shown.
 # (LAB_CANARY_THRESHOLD: the tests' own, to flag a window at will)
 redo_ask() {
   local answer
@@ -371,11 +352,9 @@ redo_ask() {
   [[ -z "$REDO_NOTE" ]] || note "bench: $REDO_NOTE"
 }
 
-# redo_rows RUN ATTEMPT EVIDENCE ROWS_FILE: the canary's rows of RUN (one a
-# line in ROWS_FILE) measured again: their raw files moved aside
-# (raw/discarded/run-RUN-attempt-ATTEMPT/ROW), EVIDENCE (the canary's
-# JSON) kept in the manifest, each row's session run again and moved to
-# the end of ORDER, the run's order as measured
+# redo_rows RUN ATTEMPT EVIDENCE ROWS_FILE: ROWS_FILE's rows of RUN
+# measured again, their raw files moved aside and EVIDENCE kept in the
+# manifest; each goes to the end of ORDER, the order as measured
 redo_rows() {
   local row r keep rows=() aside="$RUN_DIR/raw/discarded/run-$1-attempt-$2"
   mapfile -t rows <"$4"
@@ -401,11 +380,9 @@ discard_run() {
   eta add-run "$1"
 }
 
-# bench_pause: on a shared machine, LAB_PAUSE_FILE names a file whose
-# presence asks the bench to stop before its next stack until the file
-# goes (someone else needs the host for a while); the bench writes
-# LAB_PAUSE_FILE.ack while it waits, so the other side knows it has
-# stopped, and the manifest's shared_host says how often and how long.
+# bench_pause: while LAB_PAUSE_FILE exists (someone else needs a shared
+# host), wait before the next stack, saying so in LAB_PAUSE_FILE.ack; the
+# manifest's shared_host says how often and how long.
 PAUSES=0 PAUSED_S=0
 bench_pause() {
   [[ -n "${LAB_PAUSE_FILE:-}" && -e "$LAB_PAUSE_FILE" ]] || return 0
@@ -425,10 +402,8 @@ bench_run() {
   walk seq
 }
 
-# verify_collect: each row's verify verdict and the parity of the rows'
-# snapshots, run by run, into the run's raw/verify.json (formats/verdict),
-# before the checksums are taken; its last line is the summary's header line.
-# Nothing when no row was verified (a study of other contracts).
+# verify_collect: the rows' verify verdicts and snapshot parity into
+# raw/verify.json (verify collect), when any row was verified
 verify_collect() {
   compgen -G "$RUN_DIR/raw/run-*/*/verify.verdict.json" >/dev/null || return 0
   local out
@@ -462,12 +437,9 @@ bench_finish() {
   return "$rc"
 }
 
-# The quiet-host gate (docs/bench.md): wait for a low load average before a run,
-# watch other processes during it. --no-quiet skips both (tests).
-# quiet_wait [AT]: AT says what the wait comes before, for the evidence.
-# With QUIET_GATE_FILE set, the wait is added to it (the probe judges it),
-# and with QUIET_RUN set too, it becomes that run's evidence at once, so
-# the row lines of a run that began on a busy host say so.
+# The quiet-host gate (docs/bench.md); --no-quiet skips it (tests).
+# quiet_wait [AT]: wait for a low load before AT; with QUIET_GATE_FILE the
+# wait is kept there, and with QUIET_RUN it is that run's evidence at once.
 quiet_wait() {
   ((QUIET_GATE)) || return 0
   local threshold=$QUIET_LOAD out=()

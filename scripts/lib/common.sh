@@ -34,10 +34,8 @@ pinned() {
   echo "$v"
 }
 
-# port_free PORT WHAT: die unless nothing answers on 127.0.0.1:PORT, the
-# port WHAT is about to listen on (every container shares the host's
-# network: a second bench, or a server of the user's, on the same port
-# would answer in its place, and its answers would be taken for WHAT's)
+# port_free PORT WHAT: die if 127.0.0.1:PORT answers before WHAT listens
+# there (on the host network another server's answers would pass for WHAT's)
 port_free() {
   if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
     die "127.0.0.1:$1 already answers before $2 starts: another bench, or another server, holds that port (stop it, or set LAB_APP_PORT / LAB_UPSTREAM_PORT)"

@@ -1,16 +1,10 @@
 # shellcheck shell=bash
-# Bash's side of the confinement every container the lab starts runs under
-# (issue #17). Go decides it: analysis/confine/confine.go holds the flags,
-# the uid, the pid limit and why each, and bench/native gives a native app
-# the same. Here: the flags for a docker run, the data folder handed to
-# the app's uid, and the record of what ran. scripts/lib/stack.sh sources
-# it, and assigns CONFINE_USER (uid:gid) and CONFINE_PIDS_LIMIT from Go.
+# Bash's side of the confinement analysis/confine decides (its flags, uid and
+# pid limit, and why each): the flags for a docker run, the data folder handed
+# to the app's uid, the record of what ran. Sourced by scripts/lib/stack.sh.
 
-# confine_flags [NAME]: CONFINE, the docker run flags of the confinement, a
-# word each (`stack confine`: with NAME, a tmpfs for each of its SCRATCH
-# dirs too; none under LAB_UNCONFINED=1, which exists only to measure what
-# confinement costs, stacks' READMEs); a bad SCRATCH dir is one line and
-# status 1. The caller declares CONFINE local.
+# confine_flags [NAME]: CONFINE (the caller's local), the docker run flags
+# `stack confine` gives; a bad SCRATCH dir is its one line and status 1
 confine_flags() {
   local out
   out=$(stack_tool confine --unconfined "${LAB_UNCONFINED:-}" "$@") || return 1
@@ -26,9 +20,7 @@ confine_data_dir() {
 }
 
 # confine_record RUN_DIR NAME CONTAINER [ENGINE]: what Docker applied to
-# CONTAINER (user, capabilities, security options, read-only root, pid
-# limit, tmpfs and writable mounts, read from docker inspect, on ENGINE when
-# it is on another: scripts/lib/engine.sh) into RUN_DIR's manifest under NAME.
+# CONTAINER (docker inspect, on ENGINE) into RUN_DIR's manifest under NAME
 confine_record() { engine_docker "${4:-}" inspect "$3" | lab_tool record confinement "$1" "$2" --inspect -; }
 
 # app_confine_record ROW CONTAINER: the row's app as its mode's runner

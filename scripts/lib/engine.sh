@@ -1,9 +1,7 @@
 # shellcheck shell=bash
-# Docker engines per role (hosts/README.md, "Roles and engines"): the load
-# generator in a container on the engine LOADGEN_ENGINE names, the mock
-# upstream on UPSTREAM_ENGINE's (scripts/lib/session.sh), and each
-# role's engine checked and fingerprinted before anything starts. The
-# profile's values come from bench/host (scripts/lib/host.sh).
+# Docker engines per role (hosts/README.md, "Roles and engines"): each role's
+# programs run where its engine is, checked and fingerprinted before anything
+# starts; the profile's values are bench/host's.
 
 # engine_docker ENGINE ARGS...: docker against ENGINE: "" is the bench's
 # own engine, a value with :// a DOCKER_HOST, anything else a context
@@ -30,26 +28,20 @@ role_engine() {
   esac
 }
 
-# role_contained ROLE: do the role's programs run in containers of the
-# lab's image (the generator with any LOADGEN_ENGINE, default included;
-# the app's instruments with the app on an engine of its own)?
+# role_contained ROLE: do the role's programs run in containers of the lab's
+# image (the role has an engine of its own)?
 role_contained() { [[ -n "$(role_engine "$1")" ]]; }
 
-# role_port_free ROLE PORT WHAT: port_free for the app or the upstream on
-# this machine: a port on another machine is that machine's, the bench
-# cannot look
+# role_port_free ROLE PORT WHAT: port_free for a role on this machine (a
+# port on another machine is not the bench's to look at)
 role_port_free() { role_contained "$1" || port_free "$2" "$3"; }
 
-# role_run ROLE CPUS NAME ARGS...: one of the lab image's programs
-# (loadrun run ARGS) in a container NAME on the role's engine, pinned to
-# CPUS there, on the host network, with no capabilities, labelled as the
-# bench's; removed when it exits unless LOADGEN_KEEP=1 (its files are
-# copied out first); LOADGEN_STDIN=1 gives it this shell's stdin. Beside
-# the app it also shares the host's pid and cgroup namespaces, its cgroup
-# tree read-only (the sampler, the canary and the settle probe find the
-# app's cgroup by its pid there, as they do on the bench's machine), and
-# APP_TOOL_FLAGS adds docker run flags (--volumes-from the app, its uid:
-# what reads its database; a caller sets it as a local array).
+# role_run ROLE CPUS NAME ARGS...: loadrun run ARGS in a container NAME of the
+# lab's image on the role's engine, pinned, no capabilities, the bench's
+# label; kept after it exits with LOADGEN_KEEP=1 (its files are copied out),
+# this shell's stdin with LOADGEN_STDIN=1. Beside the app it shares the
+# host's pid and cgroup namespaces (the instruments find the app's cgroup by
+# its pid, as here), plus APP_TOOL_FLAGS (the caller's local array).
 role_run() {
   local role=$1 cpus=$2 name=$3 rm=(--rm) in=() beside=()
   shift 3
@@ -60,16 +52,12 @@ role_run() {
     --cpuset-cpus "$cpus" --cap-drop ALL --security-opt no-new-privileges ${beside[@]+"${beside[@]}"} "$LOADGEN_IMAGE" run "$@"
 }
 
-# role_tool ROLE CPUS OUT [OPTIONS] -- PROGRAM ARGS...: the one way a
-# program runs for a role, an instrument or a load generator alike:
-# PROGRAM (the lab's, else one on PATH: oha, vegeta, k6) under
-# bench/loadrun, pinned to CPUS on the role's machine: here (taskset) or,
-# when the role has an engine of its own, in a container of the lab's
-# image there (role_run), so a role on another engine is this function
-# alone. OUT is the file PROGRAM writes as @OUT in ARGS (OUT here; in the
-# container a file of its own, appended to OUT once it has exited), and
-# PROGRAM's own stdout then goes to stderr; with OUT "-" (no file) its
-# stdout is the caller's. OPTIONS:
+# role_tool ROLE CPUS OUT [OPTIONS] -- PROGRAM ARGS...: the one runner of a
+# role's programs, instruments and generators alike: PROGRAM (the lab's, else
+# on PATH) under bench/loadrun, pinned to CPUS, here or in a container on the
+# role's engine (role_run). PROGRAM writes OUT as @OUT (in a container a file
+# of its own, appended to OUT after), its stdout then on stderr; with OUT "-"
+# its stdout is the caller's. OPTIONS:
 #   --data          @DATA in ARGS is the app's data folder (DB_DIR here,
 #                   handed back to the app's uid afterwards; in the
 #                   container the app's volume, /data, lent with that uid)
@@ -79,11 +67,9 @@ role_run() {
 #   --keep T=FILE   the argument @T is a file PROGRAM writes: FILE here,
 #                   copied back to FILE from the container
 #   --stdin FILE    FILE on its stdin
-# (bench/loadrun puts the tokens in, given each one's path: @OUT and @DATA
-# inside an argument, a kept @T only as a whole one, none but those given:
-# a generator's ARGS carry a study's bodies.) In the background
-# (in_background), role_tool_wait and role_tool_stop find it by the
-# background job's pid.
+# (loadrun puts the tokens in, only those given: ARGS carry a study's
+# bodies.) In the background, role_tool_wait and role_tool_stop find it by
+# the job's pid.
 role_tool() {
   local role=$1 cpus=$2 out=$3 data=0 run=() keeps=() stdin="" prog k p rc=0 there=0
   shift 3
@@ -151,9 +137,8 @@ role_tool_wait() {
   wait_running "$(role_engine "$1")" "$(role_tool_name "$@")" "$3"
 }
 
-# role_tool_stop ROLE PROGRAM PID: TERM role_tool's PROGRAM in the
-# background as PID (the program alone, not what waits for it: its last
-# line and its CPU time still get written), then wait for it
+# role_tool_stop ROLE PROGRAM PID: TERM the program alone (its last line and
+# CPU time still get written), then wait for the job PID
 role_tool_stop() {
   if role_contained "$1"; then
     stop_in_container "$(role_engine "$1")" "$(role_tool_name "$@")" "$3"
@@ -163,10 +148,9 @@ role_tool_stop() {
   finish_background "$3" 2>/dev/null || true
 }
 
-# wait_running ENGINE NAME PID: wait (at most 15 s) until the container
-# NAME on ENGINE runs, or its background client PID has ended: an
-# instrument started over an engine's connection takes a second or more
-# to run, and a window must not begin before what watches it
+# wait_running ENGINE NAME PID: wait (at most 15 s) until the container NAME
+# runs or its client PID ended: over an engine's connection a start takes a
+# second or more, and a window must not begin before what watches it
 wait_running() {
   local i
   for ((i = 0; i < 75; i++)); do
@@ -177,11 +161,9 @@ wait_running() {
   note "bench: $2 was not running 15 s after it was started"
 }
 
-# stop_in_container ENGINE NAME PID: TERM the program in the container
-# NAME on ENGINE (not its docker client, whose child may be the ssh that
-# carries the engine's connection) once it runs, then wait for PID, the
-# background docker client, to end; after 30 s the client is stopped
-# instead.
+# stop_in_container ENGINE NAME PID: TERM the program in the container (not
+# its client, whose child may be the engine's ssh), then wait for the client
+# PID; after 30 s the client is stopped instead
 stop_in_container() {
   local i
   wait_running "$1" "$2" "$3"
@@ -204,10 +186,8 @@ role_words() {
   esac
 }
 
-# engines_check: when the profile names engines, each role's engine must
-# answer (docker info within 20 s) and have the role's CPUs; otherwise one
-# line naming the role and the engine, exit 2, before anything starts.
-# Leaves each role's docker info in $WORK/engines/ROLE.info.json.
+# engines_check: each role's engine answers (docker info within 20 s, kept in
+# $WORK/engines/ROLE.info.json) and has the role's CPUs, or one line, exit 2
 engines_check() {
   ((ROLE_ENGINES)) || return 0
   local role engine cpus container err key
@@ -226,9 +206,8 @@ engines_check() {
   done < <(lab_tool host roles "$HOST_PROFILE_FILE")
 }
 
-# engines_record OUT: the load generator's image on its engine (LOADGEN_IMAGE),
-# and every role's engine fingerprinted into the engines file OUT (docker
-# info there, and bench/loadrun's reading of its machine from a container)
+# engines_record OUT: the lab's image on the generator's engine
+# (LOADGEN_IMAGE), and every role's engine fingerprinted into OUT
 engines_record() {
   ((ROLE_ENGINES)) || return 0
   local out=$1 role engine cpus container flags

@@ -22,10 +22,8 @@ host_profiles() {
   for f in "$LAB_ROOT"/hosts/*.env; do basename "$f" .env; done | tr '\n' ' '
 }
 
-# load_host_profile: the profile's values, read and checked by Go
-# (bench/host, package hostprofile: the one reader of a profile), which
-# refuses a profile this host cannot honour in one line, exit 2. Its ROLE_*
-# values: where each role runs (hosts/README.md, "Roles and engines").
+# load_host_profile: the profile's values as bench/host reads and checks them
+# (a profile this host cannot honour: its one line, exit 2)
 load_host_profile() {
   HOST_PROFILE_FILE=$(host_profile_path)
   [[ -f "$HOST_PROFILE_FILE" ]] || die "host profile $HOST_PROFILE_FILE: no such file (profiles: $(host_profiles))"
@@ -41,10 +39,8 @@ load_host_profile() {
     APP_CPU_MODE APP_CPU_QUOTA ROLE_APP_ADDR ROLE_UPSTREAM_ADDR ROLE_LOADGEN_ENGINE ROLE_UPSTREAM_ENGINE ROLE_APP_ENGINE ROLE_CEILING_ADDR ROLE_SAMPLER_CPUS ROLE_ENGINES
 }
 
-# cpu_mode: APP_CPU_FLAGS, the app's CPU flags for docker run: the cpuset
-# of APP_CPUS, and in quota mode a CFS quota of APP_CPU_QUOTA CPUs on top
-# (the mode, the quota and the app's LAB_CPUS, APP_CPU_COUNT, come checked
-# from `host profile`: analysis/hostprofile decides them).
+# cpu_mode: APP_CPU_FLAGS, the app's docker run CPU flags: its cpuset, and in
+# quota mode a CFS quota on top (host profile decides both)
 cpu_mode() {
   APP_CPU_FLAGS=(--cpuset-cpus "$APP_CPUS")
   if [[ "$APP_CPU_MODE" == quota ]]; then APP_CPU_FLAGS+=(--cpus "$APP_CPU_QUOTA"); fi

@@ -1,14 +1,8 @@
 # shellcheck shell=bash
-# The native run mode's half of the app runner (docs/bench.md, "Native
-# mode"): a stack built by its own stacks/NAME/native-build, started as a
-# host process in a cgroup the lab makes (bench/native, with
-# containerd/cgroups/v3) with its container's CPUs, memory and pid limit, as
-# the lab's uid. These are the app runner of RUN_MODE native
-# (scripts/lib/stack.sh's app functions call them); every instrument then runs as it does beside an app
-# on the bench's own engine (role_tool), by the process's pid. The app's
-# files (its database, its time-stamped output, its pid, native's line)
-# are in its folder under NATIVE_DIR, which the app's uid can reach
-# wherever the lab's tree is.
+# The app runner of RUN_MODE native (docs/bench.md, "Native mode"): a stack's
+# native-build started as a host process, as the lab's uid, in a cgroup
+# bench/native makes with its container's limits; the instruments find it by
+# its pid. Its files are in its folder under NATIVE_DIR.
 
 NATIVE_DIR=${LAB_NATIVE_DIR:-/tmp/stacklab-native}
 
@@ -29,15 +23,10 @@ native_env() {
 }
 
 # native_start ROW DATA_DIR NAME PORT UPSTREAM_URL ENV [DOCKER_ARGS...]:
-# app_start's runner for a host process: the row's stack's native build
-# started in the cgroup /stacklab/NAME on the database in NAME's folder
-# (native_data_dir, which DATA_DIR is: seeded and the app's uid's
-# already), with its container's environment and ENV's K=V lines after it
-# (a variant's); its output time-stamped into app.log there by a copier on
-# the sampler's CPUs, its pid into app.pid, native's line into start.json.
-# DOCKER_ARGS (the bench's labels) mean nothing to a process and are left
-# alone. Prints NAME. It does not wait for the app to answer: app_ready
-# times that, as for a container.
+# app_start's runner for a host process in the cgroup /stacklab/NAME, on
+# DATA_DIR (native_data_dir's), with its container's environment then ENV's;
+# its output stamped into app.log, its pid into app.pid. DOCKER_ARGS are
+# left alone. Prints NAME; app_ready waits for it.
 native_start() {
   local stack name=$3 port=$4 upstream=$5 dir build ENV_LIST=()
   stack=$(row_stack "$1")

@@ -1,9 +1,7 @@
 # shellcheck shell=bash
-# The Postgres server role (docs/postgres.md): the lab's own image
-# (stacks/postgres) on the host profile's DB_CPUS and DB_MEMORY, confined
-# like the app, listening on 127.0.0.1 only; a fresh "app" database seeded
-# by bench/seed before each session of a row on it. The bench and
-# scripts/verify both use these, so a [pg] row is verified as it is measured.
+# The Postgres server role (docs/postgres.md) on DB_CPUS and DB_MEMORY,
+# confined like the app, a fresh "app" database seeded for each session; the
+# bench and scripts/verify share these, so a [pg] row is verified as measured.
 
 PG_PORT=${LAB_PG_PORT:-5432}
 

@@ -34,12 +34,9 @@ tool_versions() {
   echo "vegeta $(tool_version vegeta | grep . || echo none)"
 }
 
-# tool_ensure NAME: the pinned NAME on PATH. vegeta, scc and k6 are needed
-# only by some studies (capacity, size, users), so bootstrap builds them
-# only when asked (--with-NAME) and a first look does not wait for them;
-# the first bench that needs one asks for it here (and rerun, for those
-# record differences names: its builtOnDemand). The lab's .tools/bin
-# goes after PATH's own folders: a tool found before is found still.
+# tool_ensure NAME: the pinned NAME on PATH, built the first time a study
+# needs it (vegeta, scc, k6: a first look does not wait for them); .tools/bin
+# goes after PATH's own folders, so a tool found before is found still
 tool_ensure() {
   command -v "$1" >/dev/null && return 0
   note "bench: $1 is not built on this machine yet: scripts/bootstrap --with-$1 (once)"
