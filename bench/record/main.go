@@ -236,7 +236,7 @@ func start(dir string, args []string) error {
 	if err != nil {
 		return err
 	}
-	fp, err := fingerprint()
+	fp, err := hostFingerprint()
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func start(dir string, args []string) error {
 		ManifestVersion:  manifest.Version,
 		IncompleteReason: "running",
 		LabCommit:        *commit,
-		StartedAt:        time.Now().UTC().Format(time.RFC3339),
+		StartedAt:        now().UTC().Format(time.RFC3339),
 		Study:            st.Name,
 		StudyFiles:       studyFiles(st),
 		StudyHash:        st.Hash(),
