@@ -363,6 +363,19 @@ func (s *Study) Variant(row string) *Variant {
 	return nil
 }
 
+// ExtraStackDirs is where the study's stack folders are looked for after
+// the lab's stacks/: its stacks_dir, then extra (a test's fixture stacks,
+// the bench's LAB_EXTRA_STACKS), each when there is one.
+func (s *Study) ExtraStackDirs(extra string) []string {
+	var out []string
+	for _, d := range []string{s.StacksDir, extra} {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // StackOf is the stack folder a row runs: the row itself, or a variant's stack.
 func (s *Study) StackOf(row string) string {
 	if v := s.Variant(row); v != nil {

@@ -202,11 +202,8 @@ func describe(path string, args []string, out io.Writer) error {
 		if st, err := os.Stat(s.StacksDir); err != nil || !st.IsDir() {
 			return &study.Error{Path: path, Key: "stacks_dir", Msg: fmt.Sprintf("%s: no such folder", s.StacksDir)}
 		}
-		dirs = append(dirs, s.StacksDir)
 	}
-	if *extra != "" {
-		dirs = append(dirs, *extra)
-	}
+	dirs = append(dirs, s.ExtraStackDirs(*extra)...)
 	all := stackenv.Folders(dirs)
 	rows := s.Rows(all)
 	if s.Lead != "" && !contains(rows, s.Lead) {
