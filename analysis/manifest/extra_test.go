@@ -1,9 +1,6 @@
 package manifest
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -31,31 +28,5 @@ func TestCheckExtra(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s=%q: %v, want %q", c.k, c.v, err, c.want)
 		}
-	}
-}
-
-// Every key the bench writes is a key of the table, and not a retired one.
-func TestBenchWritesKnownKeys(t *testing.T) {
-	files, _ := filepath.Glob("../../scripts/lib/*.sh")
-	re := regexp.MustCompile(`--extra "([a-z_0-9]+)=`)
-	seen := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
-			seen++
-			known := false
-			for _, k := range ExtraKeys {
-				known = known || k.Name == m[1] && !k.Retired
-			}
-			if !known {
-				t.Errorf("%s writes %s, which is not a key of ExtraKeys that is still written", f, m[1])
-			}
-		}
-	}
-	if seen < 10 {
-		t.Fatalf("found %d --extra keys in scripts/lib: the pattern no longer matches the bench", seen)
 	}
 }

@@ -36,7 +36,7 @@ func record(t *testing.T, args ...string) {
 func TestFinishWritesTheChecksums(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	record(t, "start", dir, "--study-file", "../../studies/pages.toml", "--profile", "quick", "--host-profile", "../../hosts/local.env",
-		"--runs", "1", "--cases", "up", "--stacks", "go-nethttp")
+		"--lab-root", "../..", "--runs", "1", "--stacks", "go-nethttp")
 	raw := filepath.Join(dir, "raw/run-1/go-nethttp")
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestFinishWritesTheChecksums(t *testing.T) {
 func TestSharedHost(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	record(t, "start", dir, "--study-file", "../../studies/pages.toml", "--profile", "quick", "--host-profile", "../../hosts/local.env",
-		"--runs", "1", "--cases", "up", "--stacks", "go-nethttp", "--shared-host", "a compiler on CPU 1")
+		"--lab-root", "../..", "--runs", "1", "--stacks", "go-nethttp", "--shared-host", "a compiler on CPU 1")
 	m, err := manifest.Read(dir)
 	if err != nil || m.SharedHost != "a compiler on CPU 1" {
 		t.Fatalf("after start: %q, %v", m.SharedHost, err)

@@ -127,7 +127,7 @@ func same(t *testing.T, what string, got, want []string) {
 func TestDifferencesCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "2026-01-01-local-pages")
 	record(t, "start", dir, "--study-file", "../../studies/pages.toml", "--profile", "quick", "--host-profile", "../../hosts/local.env",
-		"--runs", "1", "--cases", "up", "--stacks", "go-nethttp", "--tool", "oha=1.4.0", "--tool", "vegeta=12.8.4")
+		"--lab-root", "../..", "--runs", "1", "--stacks", "go-nethttp", "--tool", "oha=1.4.0", "--tool", "vegeta=12.8.4")
 	record(t, "image", dir, "go-nethttp", "--tag", "stacklab/go-nethttp:x", "--id", runID, "--size", "1", "--digest", runFiles)
 	facts := func(text string) string {
 		f := filepath.Join(t.TempDir(), "facts")

@@ -3,11 +3,15 @@
 // end, checksums.sha256 over every raw file (through analysis/results, the
 // one package that writes and verifies that file).
 //
-//	record start   DIR --study-file FILE --profile P --host-profile FILE [--label L] --runs N
-//	               --warmup S --duration S --connections N --cases a,b --stacks a,b
-//	               [--slots ROW=N]... [--contract ROW=app|none]...
-//	               [--extra K=V]... [--tool NAME=VERSION]... [--lab-commit C]
-//	               [--shared-host TEXT] [--engines FILE]
+//	record start   DIR --study-file FILE --profile P --host-profile FILE [--lab-root DIR]
+//	               [--extra-stacks DIR] [--label L] --runs N [--warmup S] [--duration S]
+//	               --stacks a,b [--app-port N] [--quiet-gate 0|1] [--seed-checksum C]
+//	               [--mode docker|native] [--build-cpus LIST] [--tool NAME=VERSION]...
+//	               [--lab-commit C] [--shared-host TEXT] [--engines FILE]
+//	               a new manifest (start.go): what the study, profile, host
+//	               profile and stack folders say is derived there (windows,
+//	               rows, parameters.extra); the flags give what the bench
+//	               measured or chose
 //	record image   DIR STACK --tag T --id ID --size BYTES [--compressed BYTES]
 //	record run     DIR N --order a,b [--quiet FILE] [--discarded FILE]
 //	record failure DIR --run N --stack S --case C --reason TEXT
@@ -75,10 +79,8 @@ import (
 	"time"
 
 	"stacklab/analysis/manifest"
-	"stacklab/analysis/profile"
 	"stacklab/analysis/results"
 	"stacklab/analysis/study"
-	"stacklab/formats/envfile"
 	"stacklab/formats/steady"
 )
 
@@ -182,152 +184,6 @@ func pairs(kv []string, flagName string) (map[string]string, error) {
 		m[k] = v
 	}
 	return m, nil
-}
-
-func start(dir string, args []string) error {
-	fl := flag.NewFlagSet("record start", flag.ContinueOnError)
-	studyFile := fl.String("study-file", "", "the study file measured (its text goes into the manifest)")
-	profileName := fl.String("profile", "", "bench profile (analysis/profile: quick, full, paired)")
-	label := fl.String("label", "", "label of this run")
-	shared := fl.String("shared-host", "", "what else runs on the host meanwhile, as declared (LAB_SHARED_HOST)")
-	hostProfile := fl.String("host-profile", "", "hosts/<name>.env used")
-	runs := fl.Int("runs", 0, "runs")
-	warmup := fl.Float64("warmup", 0, "warm-up seconds")
-	duration := fl.Float64("duration", 0, "measured seconds")
-	conns := fl.Int("connections", 0, "connections for page cases")
-	cases := fl.String("cases", "", "cases, comma separated")
-	stacks := fl.String("stacks", "", "stacks, comma separated")
-	commit := fl.String("lab-commit", "", "the lab's git commit")
-	enginesFile := fl.String("engines", "", "each role's engine (record engine's file), when the host profile names engines")
-	var extra, tools, slots, contracts multi
-	fl.Var(&slots, "slots", "a row's request slots ROW=N (repeatable)")
-	fl.Var(&contracts, "contract", "a row's contract ROW=app|none (repeatable)")
-	fl.Var(&extra, "extra", "study parameter KEY=VALUE (repeatable)")
-	fl.Var(&tools, "tool", "tool NAME=VERSION (repeatable)")
-	if err := fl.Parse(args); err != nil {
-		return err
-	}
-	if *studyFile == "" || *profileName == "" || *hostProfile == "" {
-		return fmt.Errorf("--study-file, --profile and --host-profile are required")
-	}
-	st, err := study.Load(*studyFile)
-	if err != nil {
-		return err
-	}
-	rows, err := rowInfo(st, list(*stacks), slots, contracts)
-	if err != nil {
-		return err
-	}
-	settings, err := envfile.Read(*hostProfile)
-	if err != nil {
-		return err
-	}
-	ex, err := pairs(extra, "extra")
-	if err != nil {
-		return err
-	}
-	for _, p := range extra {
-		k, _, _ := strings.Cut(p, "=")
-		if err := manifest.CheckExtra(k, ex[k]); err != nil {
-			return fmt.Errorf("--extra %v", err)
-		}
-	}
-	tl, err := pairs(tools, "tool")
-	if err != nil {
-		return err
-	}
-	fp, err := hostFingerprint()
-	if err != nil {
-		return err
-	}
-	var engines map[string]manifest.Engine
-	if *enginesFile != "" {
-		if engines, err = manifest.ReadEngines(*enginesFile); err != nil {
-			return err
-		}
-	}
-	table, err := profile.Get(*profileName)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	m := &manifest.Manifest{
-		ManifestVersion:  manifest.Version,
-		IncompleteReason: "running",
-		LabCommit:        *commit,
-		StartedAt:        now().UTC().Format(time.RFC3339),
-		Study:            st.Name,
-		StudyFiles:       studyFiles(st),
-		StudyHash:        st.Hash(),
-		Profile:          *profileName,
-		ProfileTable:     &table,
-		Label:            *label,
-		SharedHost:       *shared,
-		Host: manifest.Host{
-			Profile:     strings.TrimSuffix(filepath.Base(*hostProfile), ".env"),
-			Settings:    settings,
-			Fingerprint: fp,
-			Engines:     engines,
-		},
-		Parameters: manifest.Parameters{
-			Runs: *runs, WarmupS: *warmup, DurationS: *duration, Connections: *conns,
-			Cases: list(*cases), Stacks: list(*stacks), Extra: ex,
-		},
-		Tools:    tl,
-		Images:   map[string]manifest.Image{},
-		Rows:     rows,
-		Runs:     []manifest.Run{},
-		Failures: []manifest.Failure{},
-	}
-	return manifest.Write(dir, m)
-}
-
-func studyFiles(st *study.Study) []manifest.StudyFile {
-	out := make([]manifest.StudyFile, len(st.Files))
-	for i, f := range st.Files {
-		out[i] = manifest.StudyFile{Name: f.Name, Text: f.Text}
-	}
-	return out
-}
-
-// rowInfo says how each row runs: its stack, a variant's environment, its
-// request slots and its contract.
-func rowInfo(st *study.Study, rows []string, slots, contracts []string) (map[string]manifest.RowInfo, error) {
-	sl, err := pairs(slots, "slots")
-	if err != nil {
-		return nil, err
-	}
-	ct, err := pairs(contracts, "contract")
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]manifest.RowInfo{}
-	for _, r := range rows {
-		// The contract is the bench's to say (stackenv decides it); a row
-		// it says none of has none recorded (a size study builds, it does
-		// not serve).
-		info := manifest.RowInfo{Stack: st.StackOf(r), Contract: ct[r]}
-		if info.Contract != "" && info.Contract != "app" && info.Contract != "none" {
-			return nil, fmt.Errorf("--contract %s=%s: want app or none", r, ct[r])
-		}
-		if v, ok := sl[r]; ok && v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("--slots %s=%s: want a count of 0 or more", r, v)
-			}
-			info.RequestSlots = n
-		}
-		if v := st.Variant(r); v != nil {
-			info.Env = v.Env
-			if v.Slots > 0 {
-				info.RequestSlots = v.Slots
-			}
-		}
-		out[r] = info
-	}
-	return out, nil
 }
 
 // adoptStudy gives a manifest written before studies were files the copy

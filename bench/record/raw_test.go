@@ -66,7 +66,7 @@ func TestRawFiles(t *testing.T) {
 func TestAdoptStudy(t *testing.T) {
 	dir := t.TempDir()
 	record(t, "start", dir, "--study-file", "../../studies/pages.toml", "--profile", "quick", "--host-profile", "../../hosts/local.env",
-		"--runs", "1", "--cases", "up,json,items,page", "--stacks", "go-nethttp", "--contract", "go-nethttp=app")
+		"--lab-root", "../..", "--runs", "1", "--stacks", "go-nethttp")
 	m, err := manifest.Read(dir)
 	if err != nil || len(m.StudyFiles) != 1 || m.StudyHash == "" || m.Rows["go-nethttp"].Contract != "app" {
 		t.Fatalf("start: %v %+v", err, m)

@@ -14,7 +14,7 @@ import (
 func TestTiming(t *testing.T) {
 	dir := t.TempDir()
 	record(t, "start", dir, "--study-file", "../../studies/pages.toml", "--profile", "quick", "--host-profile", "../../hosts/local.env",
-		"--runs", "1", "--cases", "up,json,items,page", "--stacks", "go-nethttp")
+		"--lab-root", "../..", "--runs", "1", "--stacks", "go-nethttp")
 	cmd := exec.Command(os.Args[0], "timing", dir, "--wall-ms", "60000", "--eta-first-s", "54", "--windows", "8", "--window-s", "5",
 		"--phase", "window=8:52000", "--phase", "quiet=0:0", "--eta-at", "0:54", "--eta-at", "30000:33")
 	cmd.Env = append(os.Environ(), "RECORD_TEST_MAIN=1")

@@ -154,23 +154,8 @@ bench_prepare() {
   ((NEEDS_UPSTREAM)) && role_port_free upstream "$UPSTREAM_PORT" "the mock upstream"
   new_results_dir
   [[ -n "${BENCH_DIR_OUT:-}" ]] && echo "$RUN_DIR" >"$BENCH_DIR_OUT"
-  local tools=() rows=() name version pg=()
-  # A bench with rows on Postgres records the server role: its package,
-  # its settings file's lines (both as bench/stack reads them), its CPUs
-  # and memory (compare refuses two runs whose settings differ), and each
-  # such row's database.
-  if ((NEEDS_POSTGRES)); then
-    pg=(--extra "postgres_version=$(stack_tool postgres-version)" --extra "postgres_settings=$(stack_tool postgres-settings)"
-      --extra "postgres_cpus=$DB_CPUS" --extra "postgres_memory=$DB_MEMORY")
-    local on=()
-    for r in "${ROWS[@]}"; do [[ "$(row_db "$r")" != postgres ]] || on+=("$r"); done
-    pg+=(--extra "postgres_rows=$(IFS=,; echo "${on[*]}")")
-  fi
+  local tools=() name version
   while read -r name version; do tools+=(--tool "$name=$version"); done < <(tool_versions)
-  for r in "${ROWS[@]}"; do
-    s=$(row_stack "$r")
-    rows+=(--slots "$r=${ROW_SLOTS[$r]:-$(stack_env_get "$s" REQUEST_SLOTS)}" --contract "$r=$(contract "$s")")
-  done
   local engines=()
   if ((ROLE_ENGINES)); then
     engines_record "$WORK/engines.json"
@@ -178,13 +163,11 @@ bench_prepare() {
   fi
   seed_record
   note "bench: study $STUDY, profile $PROFILE, host profile $HOST_NAME, stacks ${ROWS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
+  # record start derives the rest from the study, profile, host profile and stacks
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
-    --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" \
-    --connections "$CONNECTIONS" --cases "$(IFS=,; echo "${WINDOWS[*]}")" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
-    --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (formats/speed)" "${rows[@]}" \
-    --extra "warmup=$WARMUP_SCOPE" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \
-    --extra "app_cpu_mode=$APP_CPU_MODE" ${APP_CPU_QUOTA:+--extra "app_cpu_quota=$APP_CPU_QUOTA"} ${pg[@]+"${pg[@]}"} \
-    --extra "seed=${SEED_ARGS[*]}" --extra "seed_checksum=$SEED_CHECKSUM" --extra "run_mode=${RUN_MODE:-docker}" \
+    --host-profile "$HOST_PROFILE_FILE" --lab-root "$LAB_ROOT" --extra-stacks "${LAB_EXTRA_STACKS:-}" \
+    --runs "$RUNS" --warmup "$WARMUP" --duration "$DURATION" --stacks "$(IFS=,; echo "${ROWS[*]}")" \
+    --app-port "$APP_PORT" --quiet-gate "$QUIET_GATE" --seed-checksum "$SEED_CHECKSUM" --mode "${RUN_MODE:-docker}" \
     "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}" ${engines[@]+"${engines[@]}"}
   for s in "${now[@]}"; do record_image "$s"; done
   for r in "${ROWS[@]}"; do [[ -z "${ROW_BUILD[$r]:-}" ]] || record_image "$r" "${IMAGE_TAG[$r]}"; done

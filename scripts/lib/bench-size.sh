@@ -48,9 +48,9 @@ size_prepare() {
   tools+=(--tool "scc=$(pinned scc)")
   note "bench: study $STUDY (size), profile $PROFILE, $RUNS build run(s), build CPUs $BUILD_CPUS, stacks ${ROWS[*]} -> ${RUN_DIR#"$LAB_ROOT"/}"
   lab_tool record start "$RUN_DIR" --study-file "$STUDY_FILE" --profile "$PROFILE" --label "$LABEL" \
-    --host-profile "$HOST_PROFILE_FILE" --runs "$RUNS" --warmup 0 --duration 0 --connections 0 \
-    --cases "" --stacks "$(IFS=,; echo "${ROWS[*]}")" --extra "build_cpus=$BUILD_CPUS" \
-    --extra "quiet_gate=$QUIET_GATE" "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}"
+    --host-profile "$HOST_PROFILE_FILE" --lab-root "$LAB_ROOT" --extra-stacks "${LAB_EXTRA_STACKS:-}" \
+    --runs "$RUNS" --stacks "$(IFS=,; echo "${ROWS[*]}")" --build-cpus "$BUILD_CPUS" --quiet-gate "$QUIET_GATE" \
+    "${tools[@]}" --lab-commit "$commit" --shared-host "${LAB_SHARED_HOST:-}"
   if ((SIZE_BUILD)); then record_image base; fi
 }
 
