@@ -26,7 +26,7 @@ func TestDescribe(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"study variants\n", "upstream 1\n", "row ruby-rails[4x3] ruby-rails\n",
-		"env ruby-rails[4x3] RAILS_MAX_THREADS=3\n", "env ruby-rails[4x3] WEB_CONCURRENCY=4\n", "slots ruby-rails[4x32] 128\n",
+		"env ruby-rails[4x3] RAILS_MAX_THREADS=3\n", "env ruby-rails[4x3] WEB_CONCURRENCY=4\n",
 		"row python-fastapi[2w] python-fastapi\n", "window items\nwindow upstream\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe lacks %q:\n%s", want, out)

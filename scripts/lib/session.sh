@@ -79,14 +79,14 @@ verify_app() {
 }
 
 # read_plan: what the study asks for, from bench/plan: ROWS (stacks and
-# variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_SLOTS per row, WINDOWS,
+# variants, in order), ROW_STACK, ROW_ENV and ROW_BUILD per row, WINDOWS,
 # SAMPLER_CHECK, PAIRED_CHECK, NEEDS_UPSTREAM, HEADROOM (the generator's, once a run),
 # HAS_CHECKS, SEED_ARGS (the seed's size, as the seed command's flags), and for a size study SIZE_STUDY,
 # SIZE_RUNS (the profile's build runs) and SIZE_BUILD, ROW_DB and
 # NEEDS_POSTGRES (rows on the Postgres role); a bad study exits 2 here.
 # Natively, the study's stacks without a native build are left out, each
 # with a note (a stack named in --stacks is not: the bench refuses it).
-declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_SLOTS=() ROW_DB=()
+declare -gA ROW_STACK=() ROW_ENV=() ROW_BUILD=() ROW_DB=()
 read_plan() {
   local out key a b rc=0 native=""
   [[ "${RUN_MODE:-docker}" != native ]] || native=--native
@@ -111,7 +111,6 @@ read_plan() {
       left_out) note "bench: --mode native: $a left out: $b" ;;
       env) ROW_ENV[$a]+="$b"$'\n' ;;
       build) ROW_BUILD[$a]+="$b"$'\n' ;;
-      slots) ROW_SLOTS[$a]=$b ;;
       database) ROW_DB[$a]=$b; [[ "$b" != postgres ]] || NEEDS_POSTGRES=1 ;;
       window) WINDOWS+=("$a") ;;
       size_runs) SIZE_STUDY=1; [[ "$a" != "$PROFILE" ]] || SIZE_RUNS=$b ;;
