@@ -125,7 +125,6 @@ func (p Profile) Shell() string {
 		{"MAX_REDO", p.MaxRedo}, {"CANARY_REDO", b(p.CanaryRedo)}, {"PROFILE_SAMPLER_CHECK", b(p.SamplerCheck)},
 		{"PAIRED", b(p.Paired)}, {"LATE_IMAGES", b(p.LateImages)}, {"PROFILE_REQUEST_TIMEOUT_S", p.RequestTimeoutS},
 		{"SAMPLES_PER_WINDOW", p.SamplerSamples}, {"SAMPLER_MIN_MS", p.SamplerMinMs}, {"LEAD_IN_S", p.LeadInS},
-		{"WARMUP_SCOPE", p.WarmupScope()},
 	} {
 		fmt.Fprintf(&s, "%s=%v\n", kv.k, kv.v)
 	}
@@ -143,9 +142,9 @@ func (p Profile) SamplerIntervalMs(durationS int) int {
 	return max(durationS*1000/p.SamplerSamples, p.SamplerMinMs)
 }
 
-// WarmupScope is what one warm-up precedes, as the manifest's extra
-// "warmup" records it: each row's slices of a case (paired), every window
-// until steady (a profile that warms each), or a container's first.
+// WarmupScope is what one warm-up precedes, as record start writes the
+// manifest's extra "warmup": each row's slices of a case (paired), every
+// window until steady (a profile that warms each), or a container's first.
 func (p Profile) WarmupScope() string {
 	switch {
 	case p.Paired:

@@ -53,7 +53,7 @@ func TestArgsEveryFlag(t *testing.T) {
 	}
 	wantLines(t, "every flag", out, "USAGE=0", "STUDY_FILE="+filepath.Join("../..", "studies", "pages.toml"), "PROFILE=full",
 		"STACKS_ARG=go-nethttp,go-nethttp[a]", "LABEL=-night", "RESULTS_ROOT=/tmp/r", "RUN_MODE=native", "QUIET_GATE=0", "SAMPLER=0",
-		"RUNS_ARG=3", "PROFILE_RUNS=5", "RUNS=3", "WARMUP=2", "DURATION=60", "SAMPLER_INTERVAL=800ms", "WARMUP_SCOPE=steady")
+		"RUNS_ARG=3", "PROFILE_RUNS=5", "RUNS=3", "WARMUP=2", "DURATION=60", "SAMPLER_INTERVAL=800ms")
 	// a study file's path is itself; the profile's own window sets the interval
 	code, out, errs = benchArgsRun("--study", "../../studies/io.toml", "--profile", "full")
 	if code != 0 {
