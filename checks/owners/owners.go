@@ -88,6 +88,12 @@ var Table = []Owned{
 		regexp.MustCompile(`-dumpfullversion|Apache Maven|"oha",\s*"vegeta",\s*"just"|\boha vegeta just\b`), code},
 	{"what a run of the size study does for a stack (its measures in run 1, a Go app's empty build cache in its builds)", "bench/size/plan.go",
 		regexp.MustCompile(`\.gocache\b|func sizePlan\(`), code},
+	{"the manifest's cpu_canary (the CPU-speed canary before and after every window)", "bench/record/start.go",
+		regexp.MustCompile(`cpu_canary=|"before and after every window`), code},
+	{"a row's request slots and contract in the manifest (a variant's slots, else its stack's REQUEST_SLOTS)", "bench/record/start.go",
+		regexp.MustCompile(`RequestSlots\s*=|stack_env_get\s+\S+\s+REQUEST_SLOTS|--(slots|contract)\s+"`), code},
+	{"a key of the manifest's parameters.extra written by bash (record start derives each, or takes it by a flag of its own)", "",
+		regexp.MustCompile(`--extra\s+"?[a-z_0-9]+=`), shell},
 	{"what counts as a table line for the time to a first table (scripts/first-table), and its log's seconds", "bench/record/stamp.go",
 		regexp.MustCompile(`\b(TABLE_ROW|ROW_LINE)=|func tableLine\(|printf '%7s`), code},
 }

@@ -155,6 +155,12 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`    [[ -n "$version" && "$version" != none && " oha vegeta just " != *" $name "* ]] && tools+=(--tool "$name=$version")`, "size study's manifest"},
 		{`var skipped = []string{"oha", "vegeta", "just"}`, "size study's manifest"},
 		{`  [[ "$(stack_env_get "$stack" LANGUAGE)" == go ]] && gocache=(GOCACHE="$copy/.gocache")`, "empty build cache"},
+		{`    --extra "app_port=$APP_PORT" --extra "quiet_gate=$QUIET_GATE" --extra "cpu_canary=before and after every window (formats/speed)" "${rows[@]}" \`, "cpu_canary"},
+		{`	ex["cpu_canary"] = "before and after every window (formats/speed)"`, "cpu_canary"},
+		{`    rows+=(--slots "$r=${ROW_SLOTS[$r]:-$(stack_env_get "$s" REQUEST_SLOTS)}" --contract "$r=$(contract "$s")")`, "request slots"},
+		{`			info.RequestSlots = st.Variant(r).Slots`, "request slots"},
+		{`    --extra "warmup=$WARMUP_SCOPE" --extra "warmup_max_s=${WARMUP_MAX_S:-}" \`, "written by bash"},
+		{`    --cases "" --stacks "$(IFS=,; echo "${ROWS[*]}")" --extra build_cpus=$BUILD_CPUS \`, "written by bash"},
 	} {
 		hit := false
 		for _, o := range Table {
