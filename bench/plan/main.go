@@ -69,8 +69,11 @@
 //	    with the attempt, a note, and the evidence kept (redo.go)
 //	plan ramp|targets|vegeta STUDY ID ...
 //	    a capacity case's next step (RAMP_KEY=VALUE lines: the step, its
-//	    rate or users, a cooldown, restart or trim; or the stop and the
-//	    verdict), its request mix and the generator's arguments (ramp.go)
+//	    rate or users and their unit, a cooldown, restart or trim, its
+//	    length, its warm-up from the bench's --warmup, --warmup-max,
+//	    --lead-in and --duration, and how it starts after a restart; or
+//	    the stop and the verdict), its request mix and the generator's
+//	    arguments (ramp.go)
 //	plan k6 STUDY --url BASE (--vus N --duration D | --stages D:N,...)
 //	    the k6 script of the study's [[flow]]s (k6.go)
 //

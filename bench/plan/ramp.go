@@ -20,16 +20,21 @@ import (
 // The capacity subcommands: the bench runs a ramp one step at a time and
 // asks here, each time, what to do next; the decision is package ramp's.
 //
-//	plan ramp STUDY ID --dir DIR
-//	    the next step of window ID given the steps in DIR: "step N", "rate R"
-//	    and "max_steps M" lines ("why TEXT" when the step re-measures a rate,
-//	    "cooldown yes" when the app must settle first: the last step failed;
-//	    "restart WHY" instead when it needs a fresh app: the last step lost
-//	    requests; "trim yes" when the bench deletes the rows written since
-//	    the seed before the step's warm-up and before its window),
-//	    or "stop REASON" (then "capacity R UNIT" or "refused WHY"); a users
-//	    ramp's step adds "users N", "measure_s S" (the span it is read
-//	    from) and "step_s S" (its whole length)
+//	plan ramp STUDY ID --dir DIR [--warmup S --warmup-max S --lead-in S --duration S]
+//	    the next step of window ID given the steps in DIR: "step N", "rate R",
+//	    "max_steps M" and "unit req/s|users" lines ("why TEXT" when the step
+//	    re-measures a rate, "cooldown yes" when the app must settle first:
+//	    the last step failed; "restart WHY" instead when it needs a fresh
+//	    app: the last step lost requests; "trim yes" when the bench deletes
+//	    the rows written since the seed before the step's warm-up and before
+//	    its window), "after TEXT" (how the step starts after a restart, for
+//	    its step-NN.restart), or "stop REASON" (then "capacity R UNIT" or
+//	    "refused WHY"); a rate ramp's step adds "step_s S" (warm-up, lead-in
+//	    and window), "warm_s S" (its warm-up: the bench's --warmup, the
+//	    profile's most after a restart) and "restart_warm_s S" (its warm-up
+//	    when the bench restarts an app that did not settle), from the flags,
+//	    which it requires; a users ramp's step adds "users N", "measure_s S"
+//	    (the span it is read from) and "step_s S" (its whole length)
 //	plan targets STUDY ID --lane NAME --url BASE
 //	    one lane of the window's request mix (study.Lane) as vegeta JSON
 //	    targets, one a line
@@ -54,12 +59,20 @@ func rampNext(path string, args []string, out io.Writer) error {
 	}
 	fl := flag.NewFlagSet("ramp", flag.ContinueOnError)
 	dir := fl.String("dir", "", "the window's folder of steps (may not exist yet)")
+	var fig warmFigures
+	fl.IntVar(&fig.warmup, "warmup", 0, "the bench's warm-up, in seconds (WARMUP)")
+	fl.IntVar(&fig.warmupMax, "warmup-max", 0, "the profile's most warm-up, in seconds (WARMUP_MAX_S)")
+	fl.IntVar(&fig.leadIn, "lead-in", 0, "the profile's lead-in before a step's window, in seconds (LEAD_IN_S)")
+	fl.IntVar(&fig.duration, "duration", 0, "the window's length, in seconds (DURATION)")
 	if err := parseFlags("ramp", args[1:], fl); err != nil {
 		return err
 	}
 	c, err := rampCase(path, args[0])
 	if err != nil {
 		return err
+	}
+	if !c.Ramp.Users && (fig.warmup <= 0 || fig.warmupMax <= 0 || fig.duration <= 0 || fig.leadIn < 0) {
+		return &usageError{"a rate ramp's step needs --warmup, --warmup-max and --duration (each above 0) and --lead-in (0 or more)"}
 	}
 	var steps []results.Step
 	if *dir == "" {
@@ -80,12 +93,15 @@ func rampNext(path string, args []string, out io.Writer) error {
 	rs := results.RampSteps(steps)
 	next := ramp.Decide(c, rs)
 	if !next.Stop {
-		fmt.Fprintf(out, "RAMP_STEP=%d\nRAMP_RATE=%s\nRAMP_MAX_STEPS=%d\n", len(rs)+1, num(next.Rate), c.Ramp.MaxSteps)
+		fmt.Fprintf(out, "RAMP_STEP=%d\nRAMP_RATE=%s\nRAMP_MAX_STEPS=%d\nRAMP_UNIT=%s\n", len(rs)+1, num(next.Rate), c.Ramp.MaxSteps, c.Ramp.Unit())
 		if c.Ramp.Users {
 			// the users' count, and how long the whole step runs
 			fmt.Fprintf(out, "RAMP_USERS=%s\nRAMP_MEASURE_S=%s\nRAMP_STEP_S=%s\n", num(next.Rate), num(c.Ramp.StepS),
 				num(c.Ramp.LeadS+c.Ramp.StepS+k6script.TailS(c.Ramp.TimeoutS)))
+		} else {
+			fmt.Fprintf(out, "RAMP_STEP_S=%d\nRAMP_WARM_S=%d\nRAMP_RESTART_WARM_S=%d\n", fig.stepS(), fig.warmS(next.Restart != ""), fig.warmS(true))
 		}
+		fmt.Fprintf(out, "RAMP_AFTER=%s\n", fig.after(c.Ramp.Users))
 		if next.Why != "" {
 			fmt.Fprintf(out, "RAMP_WHY=%s\n", next.Why)
 		}
@@ -106,6 +122,32 @@ func rampNext(path string, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "RAMP_VERDICT=capacity %s %s\n", num(cp.Rate), c.Ramp.Unit())
 	}
 	return nil
+}
+
+// warmFigures are the bench's warm-up, lead-in and window (its profile's,
+// or its flags'), from which a rate ramp's step gets its length and warm-up.
+type warmFigures struct{ warmup, warmupMax, leadIn, duration int }
+
+// stepS is a rate step's whole length as the bench announces it: its
+// ordinary warm-up, the attack's lead-in and the window.
+func (f warmFigures) stepS() int { return f.warmup + f.leadIn + f.duration }
+
+// warmS is a rate step's warm-up: the bench's, or the profile's most on a
+// fresh app (restarted before the step), which starts cold.
+func (f warmFigures) warmS(restarted bool) int {
+	if restarted {
+		return f.warmupMax
+	}
+	return f.warmup
+}
+
+// after is how a step starts once the app was restarted before it, the
+// end of its step-NN.restart line: a users step's own lead-in warms it.
+func (f warmFigures) after(users bool) string {
+	if users {
+		return "then the step's own lead-in"
+	}
+	return fmt.Sprintf("then warmed up %d s at the step's rate", f.warmS(true))
 }
 
 // target is one line of vegeta's JSON targets format.

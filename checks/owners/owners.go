@@ -58,6 +58,8 @@ var Table = []Owned{
 		regexp.MustCompile(`image_inputs_hash\s*\(\)|toolchain_version\s*\(\)|func \(l Lab\) InputsHash`), code},
 	{"the reading of a CPU list (0-3,6)", "formats/cpulist/cpulist.go",
 		regexp.MustCompile(`func (Parse\(list string\)|parseCPUList\(|ExpandCPUs\(|CountCPUs\()|^\s*cpu_list_expand\(\)|BASH_REMATCH\[1\];\s*i\s*<=\s*BASH_REMATCH\[2\]|\b(cpusRe|cpuPart)\s*=`), code},
+	{"a capacity step's words and warm-up (req/s or users, its length, the profile's most warm-up on a restarted app, how it starts after a restart)", "bench/plan/ramp.go",
+		regexp.MustCompile(`then warmed up|\bunit="(req/s|users)"|warm=\$\{?WARMUP_MAX_S\b|WARMUP \+ \$\{?LEAD_IN_S`), code},
 	{"the wait for TIME_WAIT sockets before a capacity step (more than 8,000, at most 70 s)", "bench/settle/ports.go",
 		regexp.MustCompile(`maxTimeWait\s*=|portsMaxWait\s*=|\btw\s*>\s*[0-9]|== "tw"`), code},
 	{"how long an app may take to settle after a failed capacity step (30 s)", "bench/settle/main.go",

@@ -92,25 +92,22 @@ vegeta_step() {
 
 # run_ramp RUN ROW WINDOW DIR: step after step until plan ramp says stop
 run_ramp() {
-  local run=$1 row=$2 w=$3 sdir="$4/$3" base warm unit after
+  local run=$1 row=$2 w=$3 sdir="$4/$3" base warm
   mkdir -p "$sdir"
   while true; do
-    RAMP_STEP="" RAMP_RATE="" RAMP_MAX_STEPS="" RAMP_WHY="" RAMP_COOLDOWN="" RAMP_RESTART="" RAMP_TRIM="" RAMP_STOP="" RAMP_VERDICT=""
-    RAMP_USERS="" RAMP_MEASURE_S="" RAMP_STEP_S=$((WARMUP + ${LEAD_IN_S:-0} + DURATION))
-    assign_lines "$(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir")"
+    RAMP_STEP="" RAMP_RATE="" RAMP_MAX_STEPS="" RAMP_UNIT="" RAMP_WHY="" RAMP_COOLDOWN="" RAMP_RESTART="" RAMP_TRIM="" RAMP_STOP="" RAMP_VERDICT=""
+    RAMP_USERS="" RAMP_MEASURE_S="" RAMP_STEP_S="" RAMP_WARM_S="" RAMP_RESTART_WARM_S="" RAMP_AFTER=""
+    assign_lines "$(lab_tool plan ramp "$STUDY_FILE" "$w" --dir "$sdir" --warmup "$WARMUP" --warmup-max "$WARMUP_MAX_S" \
+      --lead-in "${LEAD_IN_S:-0}" --duration "$DURATION")"
     [[ -z "$RAMP_STOP" ]] || break
     [[ -n "$RAMP_STEP" && -n "$RAMP_RATE" ]] || { fail_cases "$run" "$row" "plan ramp gave no next step" "$w"; return 0; }
-    # what a step counts, and what ramp_restart writes of the step after a restart
-    unit="req/s" after="then warmed up ${WARMUP_MAX_S} s at the step's rate" warm=$WARMUP
-    [[ -z "$RAMP_USERS" ]] || unit="users" after="then the step's own lead-in"
-    base="$sdir/$(printf 'step-%02d' "$RAMP_STEP")"
-    note "bench: run $run · $row $w step $RAMP_STEP (of at most $RAMP_MAX_STEPS, $RAMP_STEP_S s each): $RAMP_RATE $unit${RAMP_WHY:+ ($RAMP_WHY)}"
+    base="$sdir/$(printf 'step-%02d' "$RAMP_STEP")" warm=$RAMP_WARM_S
+    note "bench: run $run · $row $w step $RAMP_STEP (of at most $RAMP_MAX_STEPS, $RAMP_STEP_S s each): $RAMP_RATE $RAMP_UNIT${RAMP_WHY:+ ($RAMP_WHY)}"
     if [[ -n "$RAMP_RESTART" ]]; then
       ramp_restart "$run" "$row" "$base" "$RAMP_RESTART" || return 0
-      warm=$WARMUP_MAX_S
     elif [[ "$RAMP_COOLDOWN" == yes ]]; then
       ramp_cooldown "$run" "$row" "$base" || return 0
-      [[ ! -e "$base.restart" ]] || warm=$WARMUP_MAX_S
+      [[ ! -e "$base.restart" ]] || warm=$RAMP_RESTART_WARM_S
     fi
     if [[ -n "$RAMP_USERS" ]]; then
       users_step "$run" "$row" "$w" "$sdir" "$RAMP_STEP" "$RAMP_USERS" "$RAMP_MEASURE_S" "$RAMP_TRIM" || return 0
@@ -138,10 +135,10 @@ ramp_cooldown() {
 }
 
 # ramp_restart RUN ROW BASE WHY: a fresh app before the next step,
-# BASE.restart saying why and (run_ramp's $after) how that step warms up
+# BASE.restart saying why and (plan ramp's RAMP_AFTER) how that step warms up
 ramp_restart() {
   note "bench: run $1 · $2: restarting the app before the next step: $4"
-  echo "restarted: $4; $after" >"$3.restart"
+  echo "restarted: $4; $RAMP_AFTER" >"$3.restart"
   stack_stop "$CONTAINER" >/dev/null 2>&1 || true
   if ! session_start "$1" "$2"; then
     fail_cases "$1" "$2" "did not come back after a restart before a step" "${WINDOWS[@]}"
