@@ -146,6 +146,7 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`	runs := fl.Int("runs", 5, "a first baseline's runs")`, "first baseline"},
 		{`  if [[ -n "$(stack_env_get "$name" IMAGE)" ]]; then`, "which image a stack runs"},
 		{`		if err == nil && s.Values["IMAGE"] != "" {`, "which image a stack runs"},
+		{`    result FAIL "$s" "image $tag is not built: run 'just images $stack'"`, "which image a stack runs"},
 		{`  echo "${p:-/up}"`, "ready path"},
 		{`    --ready "http://127.0.0.1:$port${ready:-/up}" -- "$dir/native-start" "$out" || exit 1`, "ready path"},
 		{`    [[ "$own" != /* && "/$own/" != */../* && -e "$src" ]] ||`, "own data"},

@@ -43,13 +43,20 @@ stack_env_get() { stack_tool get "$1" "$2" || exit 1; }
 # run, so an edit to a stack folder mid-bench cannot change what is measured).
 declare -gA IMAGE_TAG=()
 
-# require_image NAME: the tag of the image NAME runs (stack image: its
-# IMAGE, else the lab's tag), or Go's line saying to build or load it
-require_image() {
-  local out TAG="" MISSING=""
-  [[ -z "${IMAGE_TAG[$1]:-}" ]] || { echo "${IMAGE_TAG[$1]}"; return 0; }
+# stack_image NAME: TAG, the image NAME runs (stack image: its IMAGE, else
+# the lab's tag), and MISSING, Go's line saying to build or load it, set
+# in the caller's scope (which declares them local)
+stack_image() {
+  local out
   out=$(stack_tool image "$1" --build-args "${LAB_BUILD_ARGS:-}") || exit
   assign_lines "$out"
+}
+
+# require_image NAME: the tag of the image NAME runs, or its MISSING line
+require_image() {
+  local TAG="" MISSING=""
+  [[ -z "${IMAGE_TAG[$1]:-}" ]] || { echo "${IMAGE_TAG[$1]}"; return 0; }
+  stack_image "$1"
   docker image inspect "$TAG" >/dev/null 2>&1 || die "$MISSING"
   echo "$TAG"
 }
