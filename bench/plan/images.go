@@ -111,7 +111,7 @@ func imagesCmd(path string, args []string, out io.Writer) error {
 	// the same stacks the stack program reads (bash's stack_tool)
 	lab := stackenv.Lab{Root: strings.TrimSuffix(*root, "/"), Extra: []string{*extra}}
 	for _, r := range list(*rows) {
-		if v := s.Variant(r); v != nil && v.Database == study.DatabasePostgres {
+		if s.DatabaseOf(r) == study.DatabasePostgres {
 			n.Postgres = true
 		}
 		st := s.StackOf(r)

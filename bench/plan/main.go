@@ -6,7 +6,8 @@
 //	    hash, stacks_dir, sampler_check, paired_check, upstream, headroom, checks, for a size study
 //	    "size_runs PROFILE N" and "size_build 0|1", then "row ROW STACK",
 //	    "env ROW KEY=VALUE", "build ROW KEY=VALUE" (a variant's build
-//	    arguments), "database ROW DB" and "window ID" lines in order
+//	    arguments), "database ROW sqlite|postgres" for every row, and
+//	    "window ID" lines in order
 //	plan window STUDY ID [--connections N] [--warm-each 0|1]
 //	    one window's facts as "key value" lines (fresh_db, rows, companion,
 //	    ceiling, connections, rate, upstream_delay_ms, and warm: each,
@@ -327,10 +328,8 @@ func describe(path string, args []string, out io.Writer) error {
 			for _, k := range keys {
 				fmt.Fprintf(out, "build %s %s=%s\n", r, k, v.Build[k])
 			}
-			if v.Database != "" {
-				fmt.Fprintf(out, "database %s %s\n", r, v.Database)
-			}
 		}
+		fmt.Fprintf(out, "database %s %s\n", r, s.DatabaseOf(r))
 	}
 	for _, w := range s.Windows(*conns) {
 		fmt.Fprintf(out, "window %s\n", w.ID)

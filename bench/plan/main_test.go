@@ -49,6 +49,27 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// Every row's database is said, so the bench looks it up: sqlite unless
+// a variant names postgres.
+func TestDescribeRowFacts(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"../../studies/variants.toml"}, []string{"database ruby-rails[4x32] sqlite\n", "database python-fastapi[1w] sqlite\n"}},
+		{[]string{"../../studies/pages.toml", "--stacks", "ruby-rails,go-nethttp"}, []string{"row ruby-rails ruby-rails\ndatabase ruby-rails sqlite\n",
+			"row go-nethttp go-nethttp\ndatabase go-nethttp sqlite\n"}},
+		{[]string{"../../studies/postgres.toml", "--stacks", "go-nethttp[pg]"}, []string{"row go-nethttp[pg] go-nethttp\ndatabase go-nethttp[pg] postgres\n"}},
+	} {
+		code, out, errs := runPlan(append([]string{"describe", c.args[0], "--lab-root", "../.."}, c.args[1:]...)...)
+		for _, want := range c.want {
+			if code != 0 || !strings.Contains(out, want) {
+				t.Errorf("%v: exit %d %s, want %q in\n%s", c.args, code, errs, want, out)
+			}
+		}
+	}
+}
+
 // Natively, the study's stacks without a native build are left out, each
 // named on a line of its own; the lead stays first; a stack asked for by
 // name stays (the bench refuses it when it cannot build). In a lab root
@@ -225,10 +246,13 @@ func TestDescribeSize(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"study size\n", "size_runs quick 1\nsize_runs full 3\nsize_build 1\n",
-		"row go-nethttp go-nethttp\nrow rust-axum rust-axum\n"} {
+		"row go-nethttp go-nethttp\n", "row rust-axum rust-axum\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Index(out, "row rust-axum ") < strings.Index(out, "row go-nethttp ") {
+		t.Errorf("the rows are not in the order asked:\n%s", out)
 	}
 	if strings.Contains(out, "window ") {
 		t.Errorf("a size study has no window:\n%s", out)

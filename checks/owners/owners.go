@@ -76,6 +76,8 @@ var Table = []Owned{
 		regexp.MustCompile(`\*/\.\./\*|func \(s \*Stack\) DataSource\(`), code},
 	{"the environment a stack's build-image runs under (its BUILD_ARGS unset, a variant's set, BASE_IMAGE when DEPENDS names base)", "analysis/stackenv/build.go",
 		regexp.MustCompile(`\*" base "\*|BUILD_ENV\+=\(-u|func \(l Lab\) BuildEnv\(`), code},
+	{"a row's database when its variant names none (sqlite)", "analysis/study/study.go",
+		regexp.MustCompile(`:-sqlite\b|func \(s \*Study\) DatabaseOf\(`), code},
 	{"scripts/verify's rows (STACK[pg]: the stack on Postgres, when its DATABASES names it)", "bench/stack/main.go",
 		regexp.MustCompile(`"\[pg\]"|func verifyRows\(`), code},
 	{"a key of the manifest's parameters.extra, read by its name", "analysis/manifest/extra.go",

@@ -152,6 +152,7 @@ func TestFindsASecondDefinition(t *testing.T) {
 		{`    [[ "$own" != /* && "/$own/" != */../* && -e "$src" ]] ||`, "own data"},
 		{`  [[ " $(stack_env_get "$name" DEPENDS) " == *" base "* ]] && base=$(LAB_BUILD_ARGS="" image_tag base)`, "build-image runs under"},
 		{`  for k in $(stack_env_get "$1" BUILD_ARGS); do BUILD_ENV+=(-u "$k"); done`, "build-image runs under"},
+		{`row_db() { echo "${ROW_DB[$1]:-sqlite}"; }`, "row's database"},
 		{`    if [[ "$s" == *"[pg]" ]]; then`, "verify's rows"},
 		{`      base=${s%"[pg]"} pg=1`, "verify's rows"},
 		{`  echo "gcc $(gcc -dumpfullversion 2>/dev/null)"`, "size study's manifest"},

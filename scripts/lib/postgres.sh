@@ -45,9 +45,9 @@ pg_seed() {
   [[ -z "${SEED_CHECKSUM:-}" ]] || lab_tool seed checksum --want "$SEED_CHECKSUM" "$(pg_app_url)" >/dev/null
 }
 
-# row_db ROW: the row's database (sqlite, or postgres for a [[variant]]
-# with database = "postgres")
-row_db() { echo "${ROW_DB[$1]:-sqlite}"; }
+# row_db ROW: the row's database, as plan describe (the bench) or stack
+# verify-rows (verify) said it for every row
+row_db() { echo "${ROW_DB[$1]}"; }
 
 # row_db_target ROW DB_DIR: what verify and the rows check read for ROW:
 # its SQLite file, or the app's Postgres database

@@ -79,10 +79,10 @@ verify_app() {
 }
 
 # read_plan: what the study asks for, from bench/plan: ROWS (stacks and
-# variants, in order), ROW_STACK, ROW_ENV and ROW_BUILD per row, WINDOWS,
+# variants, in order), ROW_STACK, ROW_ENV, ROW_BUILD and ROW_DB per row, WINDOWS,
 # SAMPLER_CHECK, PAIRED_CHECK, NEEDS_UPSTREAM, HEADROOM (the generator's, once a run),
 # HAS_CHECKS, SEED_ARGS (the seed's size, as the seed command's flags), and for a size study SIZE_STUDY,
-# SIZE_RUNS (the profile's build runs) and SIZE_BUILD, ROW_DB and
+# SIZE_RUNS (the profile's build runs) and SIZE_BUILD, and
 # NEEDS_POSTGRES (rows on the Postgres role); a bad study exits 2 here.
 # Natively, the study's stacks without a native build are left out, each
 # with a note (a stack named in --stacks is not: the bench refuses it).
