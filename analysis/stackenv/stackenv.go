@@ -45,7 +45,7 @@ var Keys = map[string]string{
 	"PAUSE_LOG":     "text",
 	"IMAGE":         "text",
 	"READY_PATH":    "text",
-	"CONTRACT":      "text",
+	"CONTRACT":      "contract",
 	"ENV":           "text",
 	"DATA":          "text",
 	"SHARES":        "text",
@@ -255,6 +255,10 @@ func checkKind(k, v string) string {
 	case "flag":
 		if v != "" && v != "0" && v != "1" {
 			return fmt.Sprintf("%s=%q is not 0 or 1", k, v)
+		}
+	case "contract":
+		if v != "" && v != "app" && v != "none" {
+			return fmt.Sprintf("%s=%s: want app or none", k, v)
 		}
 	}
 	return ""

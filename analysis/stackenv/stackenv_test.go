@@ -69,6 +69,7 @@ func TestBadDeclarations(t *testing.T) {
 		{"REQUEST_SLOT=5", "REQUEST_SLOT is not a key the lab reads"},
 		{"REQUEST_SLOTS=five", `REQUEST_SLOTS="five" is not a whole number`},
 		{"HOST_INPUTS=yes", `HOST_INPUTS="yes" is not 0 or 1`},
+		{"CONTRACT=loose", "CONTRACT=loose: want app or none"},
 		{"DEPENDS=$BASE", "would be expanded by bash"},
 	} {
 		dir := t.TempDir()

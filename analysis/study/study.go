@@ -220,6 +220,19 @@ const (
 	DatabasePostgres = "postgres"
 )
 
+// RunsOn is nil when the stack runs on database db (its DATABASES; one that
+// states none runs on SQLite alone), else the one line saying it does not.
+func RunsOn(s *stackenv.Stack, db string) error {
+	dbs := s.Words("DATABASES")
+	if len(dbs) == 0 {
+		dbs = []string{DatabaseSQLite}
+	}
+	if slices.Contains(dbs, db) {
+		return nil
+	}
+	return &stackenv.Error{Msg: fmt.Sprintf("stacks/%s does not run on %s (DATABASES in its stack.env: %s)", s.Name, db, s.Values["DATABASES"])}
+}
+
 // DatabaseOf is the database a row runs on: "sqlite" unless its variant
 // names "postgres".
 func (s *Study) DatabaseOf(row string) string {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"stacklab/analysis/stackenv"
 )
 
 // The lab's own studies read, and expand to the windows the bench runs.
@@ -278,5 +280,19 @@ func TestSeed(t *testing.T) {
 	inc := func(string) (string, []byte, error) { return "other.toml", []byte("[seed]\nitems = 5\n" + cases), nil }
 	if _, err := Parse("big.toml", []byte(`include = ["other"]`+"\n"), inc); err == nil || !strings.Contains(err.Error(), "[seed]") {
 		t.Errorf("an included [seed]: %v", err)
+	}
+}
+
+// A stack runs on the databases its DATABASES names, SQLite alone when it
+// names none; any other is its one line.
+func TestRunsOn(t *testing.T) {
+	plain := &stackenv.Stack{Name: "plain", Values: map[string]string{}}
+	both := &stackenv.Stack{Name: "both", Values: map[string]string{"DATABASES": "sqlite postgres"}}
+	if RunsOn(plain, DatabaseSQLite) != nil || RunsOn(both, DatabasePostgres) != nil {
+		t.Errorf("a stack refused a database it runs on")
+	}
+	err := RunsOn(plain, DatabasePostgres)
+	if want := "stacks/plain does not run on postgres (DATABASES in its stack.env: )"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
 	}
 }

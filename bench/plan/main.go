@@ -227,13 +227,18 @@ func describe(path string, args []string, out io.Writer) error {
 			return &study.Error{Path: path, Key: key, Msg: fmt.Sprintf("%q: no stack folder %s with a stack.env (stacks: %s)", r, st, strings.Join(all, ", "))}
 		}
 	}
+	lab := stackenv.Lab{Root: *root, Extra: dirs[1:]}
 	for _, v := range s.Variants {
 		if !contains(all, v.Stack) {
 			return &study.Error{Path: path, Key: fmt.Sprintf("variant %q: stack", v.Row()), Msg: fmt.Sprintf("no stack folder %s with a stack.env (stacks: %s)", v.Stack, strings.Join(all, ", "))}
 		}
 		if v.Database == study.DatabasePostgres {
-			if dbs := stackDatabases(dirs, v.Stack); !contains(dbs, study.DatabasePostgres) {
-				return &study.Error{Path: path, Key: fmt.Sprintf("variant %q: database", v.Row()), Msg: fmt.Sprintf("stacks/%s does not run on postgres (DATABASES in its stack.env: %s)", v.Stack, strings.Join(dbs, " "))}
+			st, err := lab.Read(v.Stack)
+			if err == nil {
+				err = study.RunsOn(st, study.DatabasePostgres)
+			}
+			if err != nil {
+				return &study.Error{Path: path, Key: fmt.Sprintf("variant %q: database", v.Row()), Msg: err.Error()}
 			}
 		}
 	}
@@ -257,7 +262,6 @@ func describe(path string, args []string, out io.Writer) error {
 	// A build variant's arguments are checked here, before anything is
 	// built: only names its stack's BUILD_ARGS declares reach its
 	// build-image, and the native mode builds each stack with none.
-	lab := stackenv.Lab{Root: *root, Extra: dirs[1:]}
 	for _, r := range rows {
 		v := s.Variant(r)
 		if v == nil || len(v.Build) == 0 {
@@ -352,22 +356,6 @@ func needsUpstream(s *study.Study) bool {
 		}
 	}
 	return false
-}
-
-// stackDatabases is the DATABASES a stack folder's stack.env declares
-// (default: sqlite alone).
-func stackDatabases(dirs []string, stack string) []string {
-	for _, d := range dirs {
-		st, err := stackenv.ReadFile(filepath.Join(d, stack, "stack.env"))
-		if err != nil {
-			continue
-		}
-		if d := strings.Fields(st.Values["DATABASES"]); len(d) > 0 {
-			return d
-		}
-		break
-	}
-	return []string{study.DatabaseSQLite}
 }
 
 func etaStart(path string, args []string, out io.Writer) error {

@@ -222,9 +222,6 @@ func rowInfo(st *study.Study, lab stackenv.Lab, rows []string) (map[string]manif
 			if v != nil && v.Slots > 0 {
 				info.RequestSlots = v.Slots
 			}
-			if info.Contract != "app" && info.Contract != "none" {
-				return nil, fmt.Errorf("%s: CONTRACT=%s: want app or none", s.File, info.Contract)
-			}
 		}
 		out[r] = info
 	}

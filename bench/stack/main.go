@@ -83,7 +83,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -347,8 +346,8 @@ func verifyRows(lab stackenv.Lab, rows []string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !slices.Contains(s.Words("DATABASES"), study.DatabasePostgres) {
-				return nil, &stackenv.Error{Msg: fmt.Sprintf("stacks/%s does not run on postgres (DATABASES in its stack.env: %s)", stack, s.Values["DATABASES"])}
+			if err := study.RunsOn(s, study.DatabasePostgres); err != nil {
+				return nil, err
 			}
 			db = study.DatabasePostgres
 		}
